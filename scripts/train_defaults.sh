@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Trains the two shipped models and their plain baselines (same encoder, budget, seed).
+# Usage: bash scripts/train_defaults.sh [DATA_DIR] [RUNS_DIR]   (defaults: ../shared/data, runs)
+set -euo pipefail
+DATA=${1:-../shared/data}
+RUNS=${2:-runs}
+mkdir -p "$RUNS"
+SST5_LABELS="very negative,negative,neutral,positive,very positive"
+NLI_LABELS="entailment,neutral,contradiction"
+
+# SNLI has no train split here: train on validation.tsv less its last 1,000 pairs (dev), report on test.tsv.
+head -n -1000 "$DATA/snli/validation.tsv" > "$RUNS/snli-train.tsv"
+{ head -n 1 "$DATA/snli/validation.tsv"; tail -n 1000 "$DATA/snli/validation.tsv"; } > "$RUNS/snli-dev.tsv"
+
+for head in span mean; do
+  python -m selfexplain.cli train --encoder all-MiniLM-L6-v2 --head "$head" \
+    --train "$DATA/sst5/train.txt" --dev "$DATA/sst5/dev.txt" --labels "$SST5_LABELS" \
+    --epochs 3 --batch-size 32 --lr 3e-5 --seed 42 --compact --no-progress \
+    --name sst5-minilm --out "$RUNS/sst5-minilm-$head"
+  python -m selfexplain.cli train --encoder all-MiniLM-L6-v2 --head "$head" \
+    --train "$RUNS/snli-train.tsv" --dev "$RUNS/snli-dev.tsv" --labels "$NLI_LABELS" \
+    --text-column premise --pair-column hypothesis --label-column label \
+    --epochs 3 --batch-size 32 --lr 3e-5 --seed 42 --compact --no-progress \
+    --name snli-minilm --out "$RUNS/snli-minilm-$head"
+done

@@ -1,0 +1,161 @@
+"""Saving and loading model directories: JSON config, safetensors weights, tokenizer.
+
+Two weight layouts:
+- full: ``weights.safetensors`` holds every parameter, ``encoder/config.json``
+  rebuilds the encoder without any download;
+- compact (for shipped models): ``head.safetensors`` plus
+  ``encoder_delta.safetensors``, the difference from the pretrained encoder named
+  in the config, matrices stored as int8 with one scale per row. A shipped model
+  is then a few MB instead of the encoder's 90 MB.
+
+Writes are atomic: a directory is built beside its target and renamed into place.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import torch
+from safetensors.torch import load_file, save_file
+from transformers import AutoConfig, AutoModel, PreTrainedTokenizerBase
+
+from selfexplain.config import CONFIG_FILE, ModelConfig
+from selfexplain.encoders import UnsafeWeightsError, load_encoder, load_tokenizer
+from selfexplain.model import SelfExplainingModel
+
+FULL_WEIGHTS = "weights.safetensors"
+HEAD_WEIGHTS = "head.safetensors"
+DELTA_WEIGHTS = "encoder_delta.safetensors"
+ENCODER_CONFIG_DIR = "encoder"
+# Delta matrices at least this large are stored as int8 rows; smaller tensors as float32.
+QUANTISE_MIN_ELEMENTS = 4096
+
+
+class ModelDirectoryError(RuntimeError):
+    """A folder is not a loadable selfexplain model."""
+
+
+@contextmanager
+def atomic_directory(target: Path) -> Iterator[Path]:
+    """Yield a fresh temporary folder that replaces ``target`` only if the block succeeds."""
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        yield staging
+        retired = target.with_name(f".{target.name}.old")
+        if retired.exists():
+            shutil.rmtree(retired)
+        if target.exists():
+            os.replace(target, retired)
+        os.replace(staging, target)
+        shutil.rmtree(retired, ignore_errors=True)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+def _quantise_rows(delta: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``[R, C]`` float -> int8 ``[R, C]`` and per-row scale ``[R]`` (symmetric)."""
+    scale = delta.abs().amax(dim=1).clamp_min(1e-12) / 127.0
+    return torch.round(delta / scale.unsqueeze(1)).to(torch.int8), scale.float()
+
+
+def _encoder_delta(model: SelfExplainingModel) -> dict[str, torch.Tensor]:
+    base = load_encoder(model.config.encoder).state_dict()
+    tensors: dict[str, torch.Tensor] = {}
+    for name, value in model.encoder.state_dict().items():
+        reference = base.get(name)
+        if reference is None or reference.shape != value.shape:
+            raise ModelDirectoryError(f"encoder tensor {name} does not match {model.config.encoder}")
+        if not value.is_floating_point():
+            continue
+        delta = (value.float() - reference.float()).cpu()
+        if not torch.any(delta):
+            continue
+        if delta.dim() == 2 and delta.numel() >= QUANTISE_MIN_ELEMENTS:
+            tensors[f"{name}.q"], tensors[f"{name}.scale"] = _quantise_rows(delta)
+        else:
+            tensors[f"{name}.delta"] = delta.contiguous()
+    return tensors
+
+
+def save_model(
+    model: SelfExplainingModel,
+    tokenizer: PreTrainedTokenizerBase,
+    directory: Path,
+    compact: bool = False,
+) -> None:
+    """Write ``model`` and ``tokenizer`` to ``directory`` (atomically)."""
+    with atomic_directory(Path(directory)) as staging:
+        model.config.save(staging)
+        tokenizer.save_pretrained(staging)
+        state = {k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()}
+        if compact:
+            head = {k: v.half() for k, v in state.items() if not k.startswith("encoder.")}
+            save_file(head, str(staging / HEAD_WEIGHTS), metadata={"format": "selfexplain-head"})
+            save_file(_encoder_delta(model), str(staging / DELTA_WEIGHTS), metadata={"base": model.config.encoder})
+        else:
+            model.encoder.config.save_pretrained(staging / ENCODER_CONFIG_DIR)
+            save_file(state, str(staging / FULL_WEIGHTS), metadata={"format": "selfexplain-full"})
+
+
+def _apply_delta(model: SelfExplainingModel, tensors: dict[str, torch.Tensor]) -> None:
+    state = model.encoder.state_dict()
+    names = {key.rsplit(".", 1)[0] for key in tensors}
+    with torch.no_grad():
+        for name in names:
+            if name not in state:
+                raise ModelDirectoryError(f"delta names an unknown encoder tensor {name}")
+            if f"{name}.q" in tensors:
+                delta = tensors[f"{name}.q"].float() * tensors[f"{name}.scale"].unsqueeze(1)
+            else:
+                delta = tensors[f"{name}.delta"]
+            state[name].add_(delta.to(state[name].dtype))
+
+
+def load_model_directory(directory: Path) -> tuple[SelfExplainingModel, PreTrainedTokenizerBase]:
+    """Load a model folder written by :func:`save_model` (eval mode, CPU)."""
+    directory = Path(directory)
+    if not (directory / CONFIG_FILE).is_file():
+        pickles = sorted(p.name for p in directory.glob("*.bin")) + sorted(p.name for p in directory.glob("*.pt"))
+        if pickles:
+            raise UnsafeWeightsError(
+                f"{directory} holds pickle weights ({', '.join(pickles)}) and no {CONFIG_FILE}; "
+                "selfexplain loads only its own safetensors model folders"
+            )
+        raise ModelDirectoryError(f"{directory} is not a selfexplain model folder (no {CONFIG_FILE})")
+    try:
+        config = ModelConfig.load(directory)
+    except (ValueError, TypeError) as err:
+        raise ModelDirectoryError(f"{directory / CONFIG_FILE} is invalid: {err}") from err
+    tokenizer = load_tokenizer(str(directory))
+    if (directory / FULL_WEIGHTS).is_file():
+        encoder_config = AutoConfig.from_pretrained(directory / ENCODER_CONFIG_DIR, trust_remote_code=False)
+        encoder = AutoModel.from_config(encoder_config, attn_implementation="eager")
+        model = SelfExplainingModel(config, encoder=encoder)
+        state = load_file(str(directory / FULL_WEIGHTS))
+        _load_strict(model, state, directory / FULL_WEIGHTS, partial=False)
+    elif (directory / HEAD_WEIGHTS).is_file() and (directory / DELTA_WEIGHTS).is_file():
+        model = SelfExplainingModel(config)
+        head = {k: v.float() for k, v in load_file(str(directory / HEAD_WEIGHTS)).items()}
+        _load_strict(model, head, directory / HEAD_WEIGHTS, partial=True)
+        _apply_delta(model, load_file(str(directory / DELTA_WEIGHTS)))
+    else:
+        raise ModelDirectoryError(f"{directory} has no {FULL_WEIGHTS} nor {HEAD_WEIGHTS} + {DELTA_WEIGHTS}")
+    model.eval()
+    return model, tokenizer
+
+
+def _load_strict(model: SelfExplainingModel, state: dict[str, torch.Tensor], source: Path, partial: bool) -> None:
+    result = model.load_state_dict(state, strict=False)
+    missing = [k for k in result.missing_keys if not (partial and k.startswith("encoder."))]
+    if missing or result.unexpected_keys:
+        raise ModelDirectoryError(
+            f"{source} does not match the model: missing {missing[:5]}, unexpected {result.unexpected_keys[:5]}"
+        )

@@ -1,0 +1,173 @@
+"""``selfexplain`` command line: train, eval, explain. Thin: parse, call, print.
+
+Exit codes: 0 on success, 2 with a one-line message on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from selfexplain.errors import USER_ERRORS
+
+
+def _add_data_columns(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--text-column", default="text", help="text column of CSV/TSV/JSONL files")
+    parser.add_argument("--pair-column", default=None, help="second-text column for sentence pairs")
+    parser.add_argument("--label-column", default="label", help="label column of CSV/TSV/JSONL files")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="selfexplain", description="Self-explaining text classifiers.")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    train = commands.add_parser("train", help="train a model (resumes if OUT holds an interrupted run)")
+    train.add_argument("--encoder", default="all-MiniLM-L6-v2", help="encoder folder, packaged alias or Hub id")
+    train.add_argument("--train", required=True, help="training data file (SST lines, CSV, TSV, JSONL) or hf:NAME")
+    train.add_argument("--dev", required=True, help="dev data file, same formats")
+    train.add_argument("--out", required=True, type=Path, help="output folder")
+    train.add_argument("--labels", default=None, help="comma-separated label names, in label-index order")
+    train.add_argument("--name", default="", help="model name shown in the app")
+    train.add_argument("--head", choices=["span", "cls", "mean"], default="span", help="span = self-explaining")
+    train.add_argument("--span-representation", choices=["sic", "mean"], default="sic")
+    train.add_argument("--encoder-layer", type=int, default=-1, help="hidden-state index feeding the span layer")
+    train.add_argument("--max-span-width", type=int, default=None)
+    train.add_argument("--lambda", dest="lambda_", type=float, default=1.0, help="sparsity weight of sum(alpha^2)")
+    train.add_argument("--epochs", type=int, default=3)
+    train.add_argument("--batch-size", type=int, default=32)
+    train.add_argument("--lr", type=float, default=3e-5, help="encoder learning rate")
+    train.add_argument("--head-lr", type=float, default=1e-3, help="learning rate of the span and output layers")
+    train.add_argument("--max-length", type=int, default=128, help="truncate training inputs to this many tokens")
+    train.add_argument("--seed", type=int, default=42)
+    train.add_argument("--compact", action="store_true", help="save best/ as a delta against the encoder (small)")
+    train.add_argument("--no-progress", action="store_true")
+    _add_data_columns(train)
+
+    evaluate = commands.add_parser("eval", help="accuracy of a model on a labelled file")
+    evaluate.add_argument("--model", default=None, help="shipped model name or model folder")
+    evaluate.add_argument("--data", required=True)
+    evaluate.add_argument("--predictions", type=Path, default=None, help="write per-example predictions (JSONL)")
+    evaluate.add_argument("--batch-size", type=int, default=64)
+    evaluate.add_argument("--no-progress", action="store_true")
+    _add_data_columns(evaluate)
+
+    explain = commands.add_parser("explain", help="explain one input")
+    explain.add_argument("text")
+    explain.add_argument("--pair", default=None, help="second text (hypothesis) for pair models")
+    explain.add_argument("--model", default=None, help="shipped model name or model folder")
+    explain.add_argument("--top-k", type=int, default=10, help="spans to list; 0 lists every valid span")
+    explain.add_argument("--json", action="store_true", help="print the Explanation as JSON")
+    explain.add_argument("--attentions", action="store_true", help="include attention maps in the JSON")
+    return parser
+
+
+def _label_names(text: str | None) -> list[str] | None:
+    return [name.strip() for name in text.split(",")] if text else None
+
+
+def run_train(args: argparse.Namespace) -> int:
+    from selfexplain.config import ModelConfig
+    from selfexplain.data import read_examples
+    from selfexplain.training import TrainOptions, train
+
+    names = _label_names(args.labels)
+    columns = {"text_column": args.text_column, "pair_column": args.pair_column, "label_column": args.label_column}
+    train_examples = read_examples(args.train, label_names=names, split="train", **columns)
+    dev_examples = read_examples(args.dev, label_names=names, split="validation", **columns)
+    if names is None:
+        count = 1 + max(int(e.label or 0) for e in [*train_examples, *dev_examples])
+        names = [str(i) for i in range(count)]
+    config = ModelConfig(
+        encoder=args.encoder,
+        label_names=names,
+        pair=args.pair_column is not None or any(e.pair for e in train_examples),
+        head=args.head,
+        span_representation=args.span_representation,
+        encoder_layer=args.encoder_layer,
+        max_span_width=args.max_span_width,
+        lambda_=args.lambda_,
+        name=args.name or Path(args.out).name,
+    )
+    options = TrainOptions(
+        epochs=args.epochs,
+        batch_size=args.batch_size,
+        learning_rate=args.lr,
+        head_learning_rate=args.head_lr,
+        seed=args.seed,
+        max_length=args.max_length,
+        compact=args.compact,
+        progress=not args.no_progress,
+    )
+    metrics = train(config, train_examples, dev_examples, args.out, options)
+    print(f"best dev accuracy {metrics['best_dev_accuracy']:.4f}; model in {Path(args.out) / 'best'}")
+    return 0
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    from selfexplain.data import read_examples
+    from selfexplain.evaluation import predict_examples
+    from selfexplain.pipeline import load_model
+
+    explainer = load_model(args.model)
+    config = explainer.model.config
+    examples = read_examples(
+        args.data,
+        text_column=args.text_column,
+        pair_column=args.pair_column,
+        label_column=args.label_column,
+        label_names=config.label_names,
+        split="test",
+    )
+    result = predict_examples(explainer.model, explainer.tokenizer, examples, args.batch_size, not args.no_progress)
+    if args.predictions is not None:
+        args.predictions.parent.mkdir(parents=True, exist_ok=True)
+        with args.predictions.open("w", encoding="utf-8") as handle:
+            for example, probs, predicted in zip(examples, result.probabilities, result.predicted):
+                row = {
+                    "text": example.text,
+                    "pair": example.pair,
+                    "gold": config.label_names[example.label] if example.label is not None else None,
+                    "predicted": config.label_names[int(predicted)],
+                    "probabilities": dict(zip(config.label_names, map(float, probs))),
+                }
+                handle.write(json.dumps(row) + "\n")
+    accuracy = result.accuracy
+    summary = {"model": config.name, "data": str(args.data), "examples": len(examples), "accuracy": accuracy}
+    print(json.dumps(summary))
+    return 0
+
+
+def run_explain(args: argparse.Namespace) -> int:
+    from selfexplain.pipeline import load_model
+
+    explainer = load_model(args.model)
+    explanation = explainer.explain(args.text, pair=args.pair, attentions=args.attentions)
+    top_k = None if args.top_k == 0 else args.top_k
+    if args.json:
+        print(json.dumps(explanation.to_dict(top_k=top_k, attentions=args.attentions)))
+        return 0
+    probs = ", ".join(f"{n} {p:.3f}" for n, p in zip(explanation.label_names, explanation.probabilities))
+    print(f"{explanation.label}  ({probs})")
+    for rank, span in enumerate(explanation.top_spans(top_k), start=1):
+        print(f"{rank:>3}. {span.alpha:.4f}  {span.text}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    handlers = {"train": run_train, "eval": run_eval, "explain": run_explain}
+    try:
+        return handlers[args.command](args)
+    except USER_ERRORS as err:
+        print(f"selfexplain: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("selfexplain: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

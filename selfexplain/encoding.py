@@ -1,0 +1,88 @@
+"""Text (or text pair) -> model input tensors, with character offsets kept."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+from transformers import PreTrainedTokenizerBase
+
+
+class InputTooLongError(ValueError):
+    """The input has more tokens than the model accepts."""
+
+    def __init__(self, n_tokens: int, max_length: int) -> None:
+        super().__init__(
+            f"the input is {n_tokens} tokens long (special tokens included) but the model takes at most "
+            f"{max_length}; shorten the text"
+        )
+        self.n_tokens = n_tokens
+        self.max_length = max_length
+
+
+@dataclass(frozen=True)
+class EncodedBatch:
+    """Tokenised batch. Tensors are ``[B, N]``; ``offsets`` and ``sequence_ids`` are
+    per example and per position (``None`` sequence id = special token or padding)."""
+
+    input_ids: torch.Tensor
+    attention_mask: torch.Tensor
+    token_type_ids: torch.Tensor | None
+    token_mask: torch.Tensor
+    segment_ids: torch.Tensor
+    offsets: list[list[tuple[int, int]]]
+    sequence_ids: list[list[int | None]]
+    tokens: list[list[str]]
+
+    def model_inputs(self, device: torch.device | str = "cpu") -> dict[str, torch.Tensor]:
+        inputs = {
+            "input_ids": self.input_ids,
+            "attention_mask": self.attention_mask,
+            "token_mask": self.token_mask,
+            "segment_ids": self.segment_ids,
+        }
+        if self.token_type_ids is not None:
+            inputs["token_type_ids"] = self.token_type_ids
+        return {k: v.to(device) for k, v in inputs.items()}
+
+
+def encode(
+    tokenizer: PreTrainedTokenizerBase,
+    texts: Sequence[str],
+    pairs: Sequence[str] | None = None,
+    max_length: int = 512,
+    truncate: bool = True,
+) -> EncodedBatch:
+    """Tokenise ``texts`` (and ``pairs``). With ``truncate=False`` an over-long
+    input raises :class:`InputTooLongError` instead of being cut."""
+    limit = min(max_length, int(getattr(tokenizer, "model_max_length", max_length) or max_length))
+    batch = tokenizer(
+        list(texts),
+        list(pairs) if pairs is not None else None,
+        padding=True,
+        truncation="longest_first" if truncate else False,
+        max_length=limit if truncate else None,
+        return_offsets_mapping=True,
+        return_tensors="pt",
+    )
+    if not truncate and batch["input_ids"].shape[1] > limit:
+        lengths = batch["attention_mask"].sum(dim=1)
+        raise InputTooLongError(int(lengths.max()), limit)
+    size = batch["input_ids"].shape[0]
+    sequence_ids = [batch.sequence_ids(i) for i in range(size)]
+    segment = torch.tensor([[s if s is not None else 0 for s in ids] for ids in sequence_ids], dtype=torch.long)
+    token_mask = torch.tensor([[s is not None for s in ids] for ids in sequence_ids], dtype=torch.bool)
+    token_mask &= batch["attention_mask"].bool()
+    offsets = [[(int(a), int(b)) for a, b in row] for row in batch["offset_mapping"].tolist()]
+    tokens = [tokenizer.convert_ids_to_tokens(row) for row in batch["input_ids"].tolist()]
+    return EncodedBatch(
+        input_ids=batch["input_ids"],
+        attention_mask=batch["attention_mask"],
+        token_type_ids=batch.get("token_type_ids"),
+        token_mask=token_mask,
+        segment_ids=segment,
+        offsets=offsets,
+        sequence_ids=sequence_ids,
+        tokens=tokens,
+    )

@@ -1,0 +1,164 @@
+"""The result type every view consumes: one input, its prediction and its spans.
+
+An :class:`Explanation` is plain data (numpy arrays, tuples, strings): it can be
+cached, serialised to JSON and compared in tests without a model. Token indices
+count real tokens only (no [CLS]/[SEP]/padding); character offsets point into
+the text of the token's segment (0 = ``text``, 1 = ``pair``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str
+    start: int
+    end: int
+    segment: int = 0
+    piece: str = ""
+
+
+@dataclass(frozen=True)
+class Span:
+    """Tokens ``start_token .. end_token`` (inclusive); characters ``start_char:end_char``."""
+
+    start_token: int
+    end_token: int
+    start_char: int
+    end_char: int
+    segment: int
+    text: str
+    alpha: float
+    rank: int
+
+    def overlaps(self, other: Span) -> bool:
+        return self.start_token <= other.end_token and other.start_token <= self.end_token
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "start_token": self.start_token,
+            "end_token": self.end_token,
+            "start_char": self.start_char,
+            "end_char": self.end_char,
+            "segment": self.segment,
+            "text": self.text,
+            "alpha": self.alpha,
+            "rank": self.rank,
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class Explanation:
+    """One explained input.
+
+    probabilities ``[C]``; alpha ``[T, T]`` (upper triangle, 0 off the valid spans);
+    span_mask ``[T, T]`` bool (valid spans); attentions ``[L, heads, N, N]`` over the
+    full encoder sequence ``attention_tokens`` (``N`` includes special tokens), with
+    ``token_positions`` ``[T]`` the place of each real token in that sequence.
+    """
+
+    text: str
+    pair: str | None
+    tokens: tuple[Token, ...]
+    label_names: tuple[str, ...]
+    probabilities: np.ndarray
+    alpha: np.ndarray
+    span_mask: np.ndarray
+    model_name: str = ""
+    attention_tokens: tuple[str, ...] | None = None
+    token_positions: np.ndarray | None = None
+    attentions: np.ndarray | None = None
+
+    @property
+    def predicted_index(self) -> int:
+        return int(np.argmax(self.probabilities))
+
+    @property
+    def label(self) -> str:
+        return self.label_names[self.predicted_index]
+
+    @property
+    def confidence(self) -> float:
+        return float(self.probabilities[self.predicted_index])
+
+    @property
+    def num_tokens(self) -> int:
+        return len(self.tokens)
+
+    def segment_text(self, segment: int) -> str:
+        return self.pair or "" if segment == 1 else self.text
+
+    @cached_property
+    def ranking(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Valid spans ranked by alpha (descending; ties by position): ``(starts, ends, alpha)``, each ``[V]``."""
+        starts, ends = np.nonzero(self.span_mask)
+        weights = self.alpha[starts, ends]
+        order = np.lexsort((ends, starts, -weights))
+        return starts[order], ends[order], weights[order]
+
+    def _span(self, rank: int) -> Span:
+        starts, ends, weights = self.ranking
+        i, j = int(starts[rank]), int(ends[rank])
+        first, last = self.tokens[i], self.tokens[j]
+        source = self.segment_text(first.segment)
+        text = source[first.start : last.end]
+        return Span(i, j, first.start, last.end, first.segment, text, float(weights[rank]), rank + 1)
+
+    @property
+    def spans(self) -> list[Span]:
+        """Every valid span, ranked by alpha."""
+        return self.top_spans(None)
+
+    def top_spans(self, k: int | None = 10) -> list[Span]:
+        """The ``k`` highest-alpha spans (all when ``k`` is None)."""
+        count = len(self.ranking[0]) if k is None else min(k, len(self.ranking[0]))
+        return [self._span(rank) for rank in range(count)]
+
+    def top_spans_non_overlapping(self, k: int = 5) -> list[Span]:
+        """Greedy: walk spans by alpha, keep those sharing no token with a kept span."""
+        starts, ends, _ = self.ranking
+        taken = np.zeros(self.num_tokens, dtype=bool)
+        chosen: list[Span] = []
+        for rank in range(len(starts)):
+            if len(chosen) == k:
+                break
+            i, j = int(starts[rank]), int(ends[rank]) + 1
+            if not taken[i:j].any():
+                taken[i:j] = True
+                chosen.append(self._span(rank))
+        return chosen
+
+    def token_scores(self) -> np.ndarray:
+        """``[T]``: alpha mass of the spans covering each token, ``sum_{i<=t<=j} alpha(i,j)``."""
+        if self.num_tokens == 0:
+            return np.zeros(0)
+        weights = np.where(self.span_mask, self.alpha, 0.0)
+        from_right = np.cumsum(weights[:, ::-1], axis=1)[:, ::-1]  # sum over j >= t
+        covering = np.cumsum(from_right, axis=0)  # then over i <= t
+        return np.diagonal(covering).copy()
+
+    def to_dict(self, top_k: int | None = 10, attentions: bool = False) -> dict[str, Any]:
+        """JSON-ready dict; ``top_k=None`` lists every valid span."""
+        data: dict[str, Any] = {
+            "model": self.model_name,
+            "text": self.text,
+            "pair": self.pair,
+            "label": self.label,
+            "probabilities": {n: float(p) for n, p in zip(self.label_names, self.probabilities)},
+            "tokens": [
+                {"text": t.text, "start": t.start, "end": t.end, "segment": t.segment, "piece": t.piece}
+                for t in self.tokens
+            ],
+            "spans": [s.to_dict() for s in self.top_spans(top_k)],
+            "num_valid_spans": int(self.span_mask.sum()),
+        }
+        if attentions and self.attentions is not None:
+            data["attention_tokens"] = list(self.attention_tokens or ())
+            data["attentions"] = np.round(self.attentions, 6).tolist()
+        return data

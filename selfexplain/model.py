@@ -1,0 +1,114 @@
+"""The Self-Explaining classifier (Sun et al., 2020) over any Hugging Face encoder.
+
+encoder -> token vectors ``[B, N, H]`` -> span layer (SIC + interpretation)
+-> alpha-weighted span vector ``[B, H]`` -> output layer -> logits ``[B, C]``.
+The same class holds the plain baselines (``head="cls"`` / ``"mean"``) so both
+are trained, saved and evaluated by one code path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+from transformers import PreTrainedModel
+
+from selfexplain.config import ModelConfig
+from selfexplain.encoders import load_encoder
+from selfexplain.spans import SpanLayer, span_index, span_validity
+
+
+@dataclass(frozen=True)
+class ModelOutput:
+    """One forward pass.
+
+    logits ``[B, C]``; for the span head, alpha/span_logits/span_valid ``[B, S]``
+    over the slots ``span_starts``/``span_ends`` ``[S]`` (positions in the
+    encoder's sequence); attentions: per layer ``[B, heads, N, N]``;
+    hidden_states: per layer (embeddings first) ``[B, N, H]``; loss a scalar
+    when labels were given.
+    """
+
+    logits: torch.Tensor
+    alpha: torch.Tensor | None = None
+    span_logits: torch.Tensor | None = None
+    span_valid: torch.Tensor | None = None
+    span_starts: torch.Tensor | None = None
+    span_ends: torch.Tensor | None = None
+    attentions: tuple[torch.Tensor, ...] | None = None
+    hidden_states: tuple[torch.Tensor, ...] | None = None
+    loss: torch.Tensor | None = None
+
+
+def sparsity_loss(
+    logits: torch.Tensor, labels: torch.Tensor, alpha: torch.Tensor | None, lambda_: float
+) -> torch.Tensor:
+    """``CE - lambda * sum(alpha^2)``, averaged over the batch (alpha ``[B, S]``)."""
+    loss = F.cross_entropy(logits, labels)
+    if alpha is not None and lambda_:
+        loss = loss - lambda_ * alpha.pow(2).sum(dim=1).mean()
+    return loss
+
+
+class SelfExplainingModel(nn.Module):
+    """Encoder + span layer + output layer; see the module docstring."""
+
+    def __init__(self, config: ModelConfig, encoder: PreTrainedModel | None = None, pretrained: bool = True) -> None:
+        super().__init__()
+        self.config = config
+        self.encoder = encoder if encoder is not None else load_encoder(config.encoder, pretrained=pretrained)
+        hidden = self.encoder.config.hidden_size
+        self.span_layer = SpanLayer(hidden, config.span_representation) if config.head == "span" else None
+        self.dropout = nn.Dropout(config.dropout)
+        self.output = nn.Linear(hidden, config.num_labels)
+
+    @property
+    def num_encoder_layers(self) -> int:
+        return int(self.encoder.config.num_hidden_layers)
+
+    def forward(
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor,
+        token_mask: torch.Tensor,
+        segment_ids: torch.Tensor,
+        token_type_ids: torch.Tensor | None = None,
+        labels: torch.Tensor | None = None,
+        output_attentions: bool = False,
+        output_hidden_states: bool = False,
+    ) -> ModelOutput:
+        """Inputs ``[B, N]``: ids, attention mask, ``token_mask`` (True on real tokens,
+        False on special tokens and padding) and ``segment_ids`` (0/1 for pair texts)."""
+        layer = self.config.encoder_layer
+        need_states = output_hidden_states or layer != -1
+        encoder_args: dict[str, torch.Tensor] = {"input_ids": input_ids, "attention_mask": attention_mask}
+        if token_type_ids is not None and getattr(self.encoder.config, "type_vocab_size", 0) > 1:
+            encoder_args["token_type_ids"] = token_type_ids
+        out = self.encoder(
+            **encoder_args,
+            output_attentions=output_attentions,
+            output_hidden_states=need_states,
+            return_dict=True,
+        )
+        hidden = out.hidden_states[layer] if layer != -1 else out.last_hidden_state
+        extras: dict[str, object] = {
+            "attentions": tuple(out.attentions) if output_attentions else None,
+            "hidden_states": tuple(out.hidden_states) if output_hidden_states else None,
+        }
+        alpha = None
+        if self.span_layer is not None:
+            starts, ends = span_index(hidden.shape[1], self.config.max_span_width, hidden.device)
+            valid = span_validity(token_mask, segment_ids, starts, ends)
+            spans = self.span_layer(hidden, valid, starts, ends)
+            pooled, alpha = spans.pooled, spans.alpha
+            extras.update(alpha=alpha, span_logits=spans.logits, span_valid=valid, span_starts=starts, span_ends=ends)
+        elif self.config.head == "cls":
+            pooled = hidden[:, 0]
+        else:
+            weights = token_mask.to(hidden.dtype).unsqueeze(-1)
+            pooled = (hidden * weights).sum(dim=1) / weights.sum(dim=1).clamp_min(1.0)
+        logits = self.output(self.dropout(pooled))
+        loss = sparsity_loss(logits, labels, alpha, self.config.lambda_) if labels is not None else None
+        return ModelOutput(logits=logits, loss=loss, **extras)  # type: ignore[arg-type]

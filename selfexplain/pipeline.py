@@ -1,0 +1,174 @@
+"""Load a model by name or path and explain text: ``load_model(...).explain(text, pair)``.
+
+Shipped models live in one folder (``assets/models/NAME/``); another folder of
+model directories can be named with the ``SELFEXPLAIN_MODELS_DIR`` variable.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import torch
+from transformers import PreTrainedTokenizerBase
+
+from selfexplain.checkpoint import load_model_directory
+from selfexplain.config import CONFIG_FILE, ModelConfig
+from selfexplain.encoding import EncodedBatch, encode
+from selfexplain.errors import InvalidInputError, UnknownModelError
+from selfexplain.explanation import Explanation, Token
+from selfexplain.model import ModelOutput, SelfExplainingModel
+
+SHIPPED_MODELS_DIR = Path(__file__).resolve().parents[1] / "assets" / "models"
+DEFAULT_MODEL = "sst5-minilm"
+MAX_INPUT_CHARS = 20_000
+
+
+def models_folders() -> list[Path]:
+    """Folders searched for models by name: ``$SELFEXPLAIN_MODELS_DIR`` first, then the shipped ones."""
+    extra = os.environ.get("SELFEXPLAIN_MODELS_DIR")
+    return ([Path(extra)] if extra else []) + [SHIPPED_MODELS_DIR]
+
+
+def available_models() -> dict[str, Path]:
+    """Model name -> folder, for every model folder in :func:`models_folders`."""
+    found: dict[str, Path] = {}
+    for folder in reversed(models_folders()):
+        if folder.is_dir():
+            for config in sorted(folder.glob(f"*/{CONFIG_FILE}")):
+                found[config.parent.name] = config.parent
+    return found
+
+
+def resolve_model(name_or_path: str | Path | None = None) -> Path:
+    """A model folder from a shipped model's name, a folder path, or ``None`` (the default)."""
+    name = str(name_or_path) if name_or_path is not None else DEFAULT_MODEL
+    known = available_models()
+    if name in known:
+        return known[name]
+    path = Path(name).expanduser()
+    if path.is_dir():
+        return path
+    choices = ", ".join(sorted(known)) or "none installed"
+    raise UnknownModelError(f"no model named {name!r} and no folder at that path (shipped models: {choices})")
+
+
+class SelfExplainer:
+    """A loaded model with its tokenizer; turns text into :class:`Explanation` objects."""
+
+    def __init__(
+        self, model: SelfExplainingModel, tokenizer: PreTrainedTokenizerBase, directory: Path | None = None
+    ) -> None:
+        self.model = model.eval()
+        self.tokenizer = tokenizer
+        self.directory = directory
+
+    @property
+    def config(self) -> ModelConfig:
+        return self.model.config
+
+    @property
+    def name(self) -> str:
+        return self.config.name or (self.directory.name if self.directory else "model")
+
+    @property
+    def max_tokens(self) -> int:
+        """The longest input in tokens, special tokens included."""
+        positions = getattr(self.model.encoder.config, "max_position_embeddings", 512)
+        return min(
+            self.config.max_length,
+            int(positions) - (2 if self.model.encoder.config.model_type in ("roberta", "xlm-roberta") else 0),
+        )
+
+    def check_input(self, text: str, pair: str | None) -> None:
+        """Raise :class:`InvalidInputError` for empty, over-long or mismatched inputs."""
+        if self.config.head != "span":
+            raise InvalidInputError(
+                f"model {self.name!r} is a {self.config.head} baseline and gives no span explanation"
+            )
+        for label, value in (("text", text), ("second text", pair)):
+            if value is None:
+                continue
+            if not value.strip():
+                raise InvalidInputError(f"the {label} is empty")
+            if len(value) > MAX_INPUT_CHARS:
+                raise InvalidInputError(f"the {label} has {len(value):,} characters; the limit is {MAX_INPUT_CHARS:,}")
+        if self.config.pair and pair is None:
+            raise InvalidInputError(
+                f"model {self.name!r} takes a pair of texts (premise and hypothesis); give the second text"
+            )
+        if not self.config.pair and pair is not None:
+            raise InvalidInputError(f"model {self.name!r} takes a single text, not a pair")
+
+    @torch.no_grad()
+    def forward(
+        self, texts: Sequence[str], pairs: Sequence[str] | None = None, attentions: bool = False
+    ) -> tuple[EncodedBatch, ModelOutput]:
+        """Encode (refusing over-long inputs) and run the model once."""
+        batch = encode(self.tokenizer, texts, pairs, self.max_tokens, truncate=False)
+        if not bool(batch.token_mask.any(dim=1).all()):
+            raise InvalidInputError("the text has no tokens the model can read")
+        device = next(self.model.parameters()).device
+        return batch, self.model(**batch.model_inputs(device), output_attentions=attentions)
+
+    def explain(self, text: str, pair: str | None = None, attentions: bool = True) -> Explanation:
+        """Explain one input; ``attentions`` adds every layer's attention maps."""
+        return self.explain_batch([text], [pair] if pair is not None else None, attentions)[0]
+
+    def explain_batch(
+        self, texts: Sequence[str], pairs: Sequence[str] | None = None, attentions: bool = False
+    ) -> list[Explanation]:
+        """Explain several inputs in one forward pass."""
+        for index, text in enumerate(texts):
+            self.check_input(text, pairs[index] if pairs is not None else None)
+        batch, output = self.forward(texts, pairs, attentions)
+        return [self._explanation(batch, output, b, texts[b], pairs[b] if pairs else None) for b in range(len(texts))]
+
+    def _explanation(
+        self, batch: EncodedBatch, output: ModelOutput, b: int, text: str, pair: str | None
+    ) -> Explanation:
+        assert output.alpha is not None and output.span_valid is not None
+        mask = batch.token_mask[b].numpy()
+        positions = np.nonzero(mask)[0]
+        count = len(positions)
+        index_of = np.full(mask.shape[0], -1)
+        index_of[positions] = np.arange(count)
+        valid = output.span_valid[b].cpu().numpy()
+        starts = index_of[output.span_starts.cpu().numpy()[valid]]
+        ends = index_of[output.span_ends.cpu().numpy()[valid]]
+        alpha = np.zeros((count, count), dtype=np.float64)
+        span_mask = np.zeros((count, count), dtype=bool)
+        alpha[starts, ends] = output.alpha[b].cpu().double().numpy()[valid]
+        span_mask[starts, ends] = True
+        sources = (text, pair or "")
+        tokens = []
+        for p in positions.tolist():
+            segment = int(batch.segment_ids[b, p])
+            start, end = batch.offsets[b][p]
+            tokens.append(Token(sources[segment][start:end], start, end, segment, batch.tokens[b][p]))
+        length = int(batch.attention_mask[b].sum())
+        maps = None
+        if output.attentions is not None:
+            maps = torch.stack([layer[b, :, :length, :length] for layer in output.attentions]).float().cpu().numpy()
+        return Explanation(
+            text=text,
+            pair=pair,
+            tokens=tuple(tokens),
+            label_names=tuple(self.config.label_names),
+            probabilities=torch.softmax(output.logits[b].float(), dim=-1).cpu().numpy(),
+            alpha=alpha,
+            span_mask=span_mask,
+            model_name=self.name,
+            attention_tokens=tuple(batch.tokens[b][:length]),
+            token_positions=positions,
+            attentions=maps,
+        )
+
+
+def load_model(name_or_path: str | Path | None = None) -> SelfExplainer:
+    """Load a shipped model by name (default ``sst5-minilm``) or a model folder."""
+    directory = resolve_model(name_or_path)
+    model, tokenizer = load_model_directory(directory)
+    return SelfExplainer(model, tokenizer, directory)

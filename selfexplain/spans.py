@@ -1,0 +1,180 @@
+"""Span enumeration, span validity masks and the span layer (SIC + interpretation).
+
+Notation used in shapes: ``B`` batch, ``N`` padded sequence length, ``H`` hidden
+size, ``S`` number of enumerated span slots (``N (N + 1) / 2`` without a width
+limit). Span slot ``s`` covers tokens ``starts[s] .. ends[s]`` (end inclusive).
+
+The span layer never loops over spans in Python: span vectors are built from
+per-token projections with gather-free broadcasting, and for long inputs the
+slots are processed in chunks, each chunk reduced with its own softmax maximum
+and recombined exactly (the split-K form of a streaming softmax). Chunks are
+recomputed in the backward pass, so peak memory grows with the chunk size,
+not with ``S x H``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+import torch
+from torch import nn
+from torch.utils.checkpoint import checkpoint
+
+SpanRepresentation = Literal["sic", "mean"]
+
+# Elements of one [B, chunk, H] span block; ~16M floats = 64 MB per live tensor.
+DEFAULT_CHUNK_ELEMENTS = 1 << 24
+
+
+@lru_cache(maxsize=64)
+def _span_index_cpu(n: int, max_width: int | None) -> tuple[torch.Tensor, torch.Tensor]:
+    starts, ends = torch.triu_indices(n, n)
+    if max_width is not None:
+        keep = (ends - starts) < max_width
+        starts, ends = starts[keep], ends[keep]
+    return starts.contiguous(), ends.contiguous()
+
+
+def span_index(
+    n: int, max_width: int | None = None, device: torch.device | str = "cpu"
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """All spans ``i <= j < n`` (with ``j - i < max_width`` when given).
+
+    Returns ``(starts, ends)``, each ``[S]`` long, ordered by start then end.
+    """
+    if max_width is not None and max_width < 1:
+        raise ValueError(f"max_width must be at least 1, got {max_width}")
+    starts, ends = _span_index_cpu(n, max_width)
+    return starts.to(device), ends.to(device)
+
+
+def span_validity(
+    token_mask: torch.Tensor,
+    segment_ids: torch.Tensor,
+    starts: torch.Tensor,
+    ends: torch.Tensor,
+) -> torch.Tensor:
+    """Which span slots are real spans of each example.
+
+    Args:
+        token_mask: ``[B, N]`` bool, True for real tokens (no special tokens, no padding).
+        segment_ids: ``[B, N]`` long, 0 for the first text and 1 for the second.
+        starts, ends: ``[S]`` span ends from :func:`span_index`.
+
+    Returns:
+        ``[B, S]`` bool. A span is valid when both ends are real tokens of the same
+        segment; real tokens of one segment are contiguous, so every token inside
+        is real too and no valid span crosses the pair separator.
+    """
+    both_real = token_mask[:, starts] & token_mask[:, ends]
+    same_segment = segment_ids[:, starts] == segment_ids[:, ends]
+    return both_real & same_segment
+
+
+@dataclass(frozen=True)
+class SpanLayerOutput:
+    """``pooled`` ``[B, H]`` alpha-weighted span vector; ``logits`` and ``alpha`` ``[B, S]``."""
+
+    pooled: torch.Tensor
+    logits: torch.Tensor
+    alpha: torch.Tensor
+
+
+class SpanLayer(nn.Module):
+    """Span information collecting layer plus the interpretation layer.
+
+    ``h(i,j) = tanh(W1 h_i + W2 h_j + W3 (h_i - h_j) + (W4 h_i) * (W4 h_j))`` ("sic")
+    or the mean of ``h_i .. h_j`` ("mean"); ``o(i,j) = w . h(i,j) + b``;
+    ``alpha = softmax(o)`` over the valid spans of each example;
+    ``pooled = sum alpha(i,j) h(i,j)``.
+    """
+
+    def __init__(
+        self,
+        hidden_size: int,
+        representation: SpanRepresentation = "sic",
+        chunk_elements: int = DEFAULT_CHUNK_ELEMENTS,
+    ) -> None:
+        super().__init__()
+        if representation not in ("sic", "mean"):
+            raise ValueError(f"unknown span representation {representation!r}")
+        self.representation = representation
+        self.chunk_elements = chunk_elements
+        self.W1 = nn.Linear(hidden_size, hidden_size)
+        self.W2 = nn.Linear(hidden_size, hidden_size)
+        self.W3 = nn.Linear(hidden_size, hidden_size)
+        self.W4 = nn.Linear(hidden_size, hidden_size)
+        self.interpret = nn.Linear(hidden_size, 1)
+
+    def token_features(self, hidden: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        """Per-token terms from which every span vector is assembled.
+
+        ``hidden`` ``[B, N, H]`` -> for "sic": ``(left [B,N,H], right [B,N,H], gate [B,N,H])``
+        with ``h(i,j) = tanh(left_i + right_j + gate_i * gate_j)``;
+        for "mean": ``(prefix [B,N+1,H],)`` cumulative sums.
+        """
+        if self.representation == "mean":
+            zero = hidden.new_zeros(hidden.shape[0], 1, hidden.shape[2])
+            return (torch.cat([zero, hidden.cumsum(dim=1)], dim=1),)
+        diff = self.W3(hidden)
+        left = self.W1(hidden) + diff
+        right = self.W2(hidden) - diff + self.W3.bias  # W3(h_i - h_j) keeps one bias
+        return left, right, self.W4(hidden)
+
+    def span_vectors(
+        self, features: tuple[torch.Tensor, ...], starts: torch.Tensor, ends: torch.Tensor
+    ) -> torch.Tensor:
+        """Span vectors ``[B, K, H]`` for the ``K`` slots ``starts``/``ends``."""
+        if self.representation == "mean":
+            (prefix,) = features
+            width = (ends - starts + 1).to(prefix.dtype).unsqueeze(-1)
+            return (prefix[:, ends + 1] - prefix[:, starts]) / width
+        left, right, gate = features
+        return torch.tanh(left[:, starts] + right[:, ends] + gate[:, starts] * gate[:, ends])
+
+    def _chunk(
+        self,
+        starts: torch.Tensor,
+        ends: torch.Tensor,
+        valid: torch.Tensor,
+        *features: torch.Tensor,
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """One chunk: logits ``[B,K]``, chunk max ``[B]``, exp-weighted sum ``[B,H]``."""
+        vectors = self.span_vectors(features, starts, ends)
+        logits = self.interpret(vectors).squeeze(-1)
+        logits = logits.masked_fill(~valid, float("-inf"))
+        peak = logits.amax(dim=1).clamp_min(torch.finfo(logits.dtype).min)
+        weights = torch.exp(logits - peak.unsqueeze(1))
+        weighted = torch.einsum("bk,bkh->bh", weights, vectors)
+        return logits, peak, weighted
+
+    def forward(
+        self,
+        hidden: torch.Tensor,
+        valid: torch.Tensor,
+        starts: torch.Tensor,
+        ends: torch.Tensor,
+    ) -> SpanLayerOutput:
+        """``hidden`` ``[B,N,H]``, ``valid`` ``[B,S]`` (every row needs one valid span)."""
+        features = self.token_features(hidden)
+        batch, _, size = hidden.shape
+        chunk = max(1, self.chunk_elements // max(1, batch * size))
+        bounds = range(0, starts.numel(), chunk)
+        recompute = torch.is_grad_enabled() and len(bounds) > 1
+        parts = []
+        for lo in bounds:
+            args = (starts[lo : lo + chunk], ends[lo : lo + chunk], valid[:, lo : lo + chunk])
+            if recompute:
+                parts.append(checkpoint(self._chunk, *args, *features, use_reentrant=False))
+            else:
+                parts.append(self._chunk(*args, *features))
+        logits = torch.cat([p[0] for p in parts], dim=1)
+        peaks = torch.stack([p[1] for p in parts], dim=1)  # [B, C]
+        top = peaks.amax(dim=1, keepdim=True)
+        scale = torch.exp(peaks - top)  # [B, C]
+        weighted = torch.einsum("bc,bch->bh", scale, torch.stack([p[2] for p in parts], dim=1))
+        alpha = torch.softmax(logits, dim=1)
+        total = torch.exp(logits - top).sum(dim=1, keepdim=True)
+        return SpanLayerOutput(pooled=weighted / total, logits=logits, alpha=alpha)

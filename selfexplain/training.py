@@ -1,0 +1,194 @@
+"""The training loop: AdamW with linear warm-up and decay, dev accuracy each epoch,
+best checkpoint kept, resumable after an interruption.
+
+It runs through Hugging Face ``accelerate``: plain ``python`` on one CPU, or the
+same command under ``accelerate launch`` for several GPUs or machines.
+
+Output folder layout: ``best/`` (the best model by dev accuracy), ``last/`` (the
+last finished epoch with optimizer state, for resuming), ``metrics.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from safetensors.torch import load_file, save_file
+from tqdm.auto import tqdm
+
+from selfexplain.checkpoint import atomic_directory, load_model_directory, save_model
+from selfexplain.config import ModelConfig
+from selfexplain.data import Example
+from selfexplain.encoders import load_tokenizer
+from selfexplain.encoding import encode
+from selfexplain.evaluation import predict_examples
+from selfexplain.model import SelfExplainingModel
+
+STATE_TENSORS = "optimizer.safetensors"
+STATE_JSON = "training_state.json"
+
+
+@dataclass(frozen=True)
+class TrainOptions:
+    epochs: int = 3
+    batch_size: int = 32
+    learning_rate: float = 3e-5
+    head_learning_rate: float = 1e-3
+    warmup_ratio: float = 0.1
+    weight_decay: float = 0.01
+    seed: int = 42
+    max_length: int = 128
+    freeze_word_embeddings: bool = True
+    compact: bool = False
+    progress: bool = True
+
+
+def seed_everything(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+
+def epoch_batches(examples: Sequence[Example], batch_size: int, seed: int) -> list[list[int]]:
+    """Shuffled batches of similar length: shuffle, sort within pools of 50 batches, shuffle batches."""
+    rng = random.Random(seed)
+    order = list(range(len(examples)))
+    rng.shuffle(order)
+    pool = batch_size * 50
+    batches: list[list[int]] = []
+    for lo in range(0, len(order), pool):
+        group = sorted(order[lo : lo + pool], key=lambda i: len(examples[i].text) + len(examples[i].pair or ""))
+        batches.extend(group[i : i + batch_size] for i in range(0, len(group), batch_size))
+    rng.shuffle(batches)
+    return batches
+
+
+def _optimizer(model: SelfExplainingModel, options: TrainOptions) -> torch.optim.AdamW:
+    if options.freeze_word_embeddings:
+        model.encoder.get_input_embeddings().weight.requires_grad_(False)
+    encoder = [p for p in model.encoder.parameters() if p.requires_grad]
+    head = [p for n, p in model.named_parameters() if not n.startswith("encoder.")]
+    return torch.optim.AdamW(
+        [
+            {"params": encoder, "lr": options.learning_rate, "base_lr": options.learning_rate},
+            {"params": head, "lr": options.head_learning_rate, "base_lr": options.head_learning_rate},
+        ],
+        weight_decay=options.weight_decay,
+    )
+
+
+def _schedule(step: int, total: int, warmup: int) -> float:
+    if step < warmup:
+        return (step + 1) / max(1, warmup)
+    return max(0.0, (total - step) / max(1, total - warmup))
+
+
+def _save_state(directory: Path, optimizer: torch.optim.Optimizer, state: dict[str, object]) -> None:
+    tensors = {}
+    for index, values in optimizer.state_dict()["state"].items():
+        for key, value in values.items():
+            tensors[f"{index}.{key}"] = torch.as_tensor(value).contiguous()
+    save_file(tensors, str(directory / STATE_TENSORS))
+    (directory / STATE_JSON).write_text(json.dumps(state, indent=2), encoding="utf-8")
+
+
+def _load_state(directory: Path, optimizer: torch.optim.Optimizer) -> dict[str, object]:
+    saved = optimizer.state_dict()
+    tensors = load_file(str(directory / STATE_TENSORS))
+    per_param: dict[int, dict[str, torch.Tensor]] = {}
+    for key, value in tensors.items():
+        index, name = key.split(".", 1)
+        per_param.setdefault(int(index), {})[name] = value
+    saved["state"] = per_param
+    optimizer.load_state_dict(saved)
+    return json.loads((directory / STATE_JSON).read_text(encoding="utf-8"))
+
+
+def train(
+    config: ModelConfig,
+    train_examples: Sequence[Example],
+    dev_examples: Sequence[Example],
+    out: Path,
+    options: TrainOptions = TrainOptions(),
+) -> dict[str, object]:
+    """Train (or resume training) into ``out``; returns the metrics written to metrics.json."""
+    from accelerate import Accelerator
+
+    accelerator = Accelerator(cpu=not torch.cuda.is_available())
+    out = Path(out)
+    seed_everything(options.seed)
+    resume = (out / "last" / STATE_JSON).is_file()
+    if resume:
+        model, tokenizer = load_model_directory(out / "last")
+        config = model.config
+    else:
+        tokenizer = load_tokenizer(config.encoder)
+        model = SelfExplainingModel(config)
+    optimizer = _optimizer(model, options)
+    history: list[dict[str, float]] = []
+    start_epoch, best = 0, -1.0
+    if resume:
+        state = _load_state(out / "last", optimizer)
+        start_epoch, best = int(state["epoch"]), float(state["best_dev_accuracy"])
+        history = list(state["history"])  # type: ignore[arg-type]
+        accelerator.print(f"resuming after epoch {start_epoch} (best dev accuracy {best:.4f})")
+    model, optimizer = accelerator.prepare(model, optimizer)
+    steps_per_epoch = math.ceil(len(train_examples) / options.batch_size)
+    total = steps_per_epoch * options.epochs
+    warmup = int(total * options.warmup_ratio)
+    core: SelfExplainingModel = accelerator.unwrap_model(model)
+    for epoch in range(start_epoch, options.epochs):
+        torch.manual_seed(options.seed + epoch)
+        model.train()
+        batches = epoch_batches(train_examples, options.batch_size, options.seed + epoch)
+        shard = batches[accelerator.process_index :: accelerator.num_processes]
+        bar = tqdm(
+            shard,
+            desc=f"epoch {epoch + 1}/{options.epochs}",
+            disable=not (options.progress and accelerator.is_main_process),
+        )
+        running = 0.0
+        for step, index in enumerate(bar):
+            global_step = epoch * steps_per_epoch + step * accelerator.num_processes
+            for group in optimizer.param_groups:
+                group["lr"] = group["base_lr"] * _schedule(global_step, total, warmup)
+            chunk = [train_examples[i] for i in index]
+            pairs = [e.pair or "" for e in chunk] if config.pair else None
+            batch = encode(tokenizer, [e.text for e in chunk], pairs, options.max_length)
+            labels = torch.tensor([e.label for e in chunk], device=accelerator.device)
+            loss = model(**batch.model_inputs(accelerator.device), labels=labels).loss
+            accelerator.backward(loss)
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+            value = float(loss.detach())
+            running = 0.98 * running + 0.02 * value if step else value
+            bar.set_postfix(loss=f"{running:.3f}")
+        accelerator.wait_for_everyone()
+        if not accelerator.is_main_process:
+            continue
+        dev = predict_examples(core, tokenizer, dev_examples, progress=options.progress, description="dev")
+        accuracy = float(dev.accuracy or 0.0)
+        history.append({"epoch": epoch + 1, "dev_accuracy": accuracy, "train_loss": running})
+        accelerator.print(f"epoch {epoch + 1}: dev accuracy {accuracy:.4f}")
+        if accuracy > best:
+            best = accuracy
+            core.config.metrics = {"dev_accuracy": accuracy, "epoch": float(epoch + 1)}
+            save_model(core, tokenizer, out / "best", compact=options.compact)
+        with atomic_directory(out / "last") as staging:
+            save_model(core, tokenizer, staging / "model")
+            for item in (staging / "model").iterdir():
+                item.rename(staging / item.name)
+            (staging / "model").rmdir()
+            state = {"epoch": epoch + 1, "best_dev_accuracy": best, "history": history, "options": asdict(options)}
+            _save_state(staging, optimizer, state)
+    metrics = {"best_dev_accuracy": best, "history": history, "options": asdict(options), "config": asdict(config)}
+    if accelerator.is_main_process:
+        (out / "metrics.json").write_text(json.dumps(metrics, indent=2), encoding="utf-8")
+    return metrics

@@ -1,0 +1,30 @@
+"""Shared fixtures: tiny random encoders built locally with the MiniLM vocabulary."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+from helpers import build_tiny_encoder, make_explainer  # noqa: E402
+
+from selfexplain.pipeline import SelfExplainer  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def tiny_encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tiny_encoder(tmp_path_factory.mktemp("tiny-bert"))
+
+
+@pytest.fixture(scope="session")
+def tiny_explainer(tiny_encoder: Path) -> SelfExplainer:
+    return make_explainer(tiny_encoder)
+
+
+@pytest.fixture(scope="session")
+def tiny_pair_explainer(tiny_encoder: Path) -> SelfExplainer:
+    return make_explainer(tiny_encoder, pair=True)

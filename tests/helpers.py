@@ -1,0 +1,48 @@
+"""Builders for tiny random encoders and models with the MiniLM vocabulary (no download)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+from transformers import AutoTokenizer, BertConfig, BertModel
+
+from selfexplain.config import ModelConfig
+from selfexplain.encoders import packaged_minilm_path
+from selfexplain.model import SelfExplainingModel
+from selfexplain.pipeline import SelfExplainer
+
+SST5_LABELS = ["very negative", "negative", "neutral", "positive", "very positive"]
+NLI_LABELS = ["entailment", "neutral", "contradiction"]
+
+
+def build_tiny_encoder(directory: Path, seed: int = 0) -> Path:
+    """A 2-layer, 32-wide random BERT with the MiniLM vocabulary, saved as safetensors."""
+    torch.manual_seed(seed)
+    tokenizer = AutoTokenizer.from_pretrained(packaged_minilm_path())
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=128,
+    )
+    BertModel(config).save_pretrained(directory, safe_serialization=True)
+    tokenizer.save_pretrained(directory)
+    return directory
+
+
+def make_explainer(encoder: Path, pair: bool = False, seed: int = 0, **overrides: object) -> SelfExplainer:
+    torch.manual_seed(seed)
+    config = ModelConfig(
+        encoder=str(encoder),
+        label_names=NLI_LABELS if pair else SST5_LABELS,
+        pair=pair,
+        name="tiny-nli" if pair else "tiny-sst",
+        max_length=128,
+        **overrides,  # type: ignore[arg-type]
+    )
+    model = SelfExplainingModel(config)
+    tokenizer = AutoTokenizer.from_pretrained(encoder)
+    return SelfExplainer(model, tokenizer)

@@ -1,0 +1,95 @@
+from __future__ import annotations
+
+import pytest
+import torch
+
+from selfexplain.spans import SpanLayer, span_index, span_validity
+
+
+def naive_sic(
+    layer: SpanLayer, hidden: torch.Tensor, valid_pairs: list[tuple[int, int]]
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Straight from the formula, one span at a time, for one example ``hidden`` [N, H]."""
+    vectors, logits = [], []
+    for i, j in valid_pairs:
+        hi, hj = hidden[i], hidden[j]
+        h = torch.tanh(layer.W1(hi) + layer.W2(hj) + layer.W3(hi - hj) + layer.W4(hi) * layer.W4(hj))
+        vectors.append(h)
+        logits.append(layer.interpret(h).squeeze(-1))
+    logit = torch.stack(logits)
+    alpha = torch.softmax(logit, dim=0)
+    pooled = (alpha.unsqueeze(1) * torch.stack(vectors)).sum(0)
+    return alpha, pooled
+
+
+def test_span_count_and_width() -> None:
+    starts, ends = span_index(5)
+    assert starts.numel() == 15
+    assert bool((starts <= ends).all())
+    starts, ends = span_index(5, max_width=2)
+    assert starts.numel() == 5 + 4
+    assert int((ends - starts).max()) == 1
+    with pytest.raises(ValueError):
+        span_index(5, max_width=0)
+
+
+def test_pair_spans_never_cross_separator() -> None:
+    # [CLS] a b [SEP] c d e [SEP] [PAD]
+    token_mask = torch.tensor([[0, 1, 1, 0, 1, 1, 1, 0, 0]], dtype=torch.bool)
+    segments = torch.tensor([[0, 0, 0, 0, 1, 1, 1, 1, 0]])
+    starts, ends = span_index(9)
+    valid = span_validity(token_mask, segments, starts, ends)[0]
+    pairs = {(int(i), int(j)) for i, j in zip(starts[valid], ends[valid])}
+    assert len(pairs) == 3 + 6  # 2 tokens -> 3 spans, 3 tokens -> 6 spans
+    for i, j in pairs:
+        assert segments[0, i] == segments[0, j]
+        assert bool(token_mask[0, i : j + 1].all())
+
+
+@pytest.mark.parametrize("chunk_elements", [1 << 24, 7 * 16])
+def test_vectorised_sic_matches_naive_loop(chunk_elements: int) -> None:
+    torch.manual_seed(0)
+    layer = SpanLayer(16, chunk_elements=chunk_elements)
+    hidden = torch.randn(2, 7, 16)
+    token_mask = torch.tensor([[0, 1, 1, 1, 1, 1, 0], [0, 1, 1, 1, 0, 0, 0]], dtype=torch.bool)
+    segments = torch.zeros(2, 7, dtype=torch.long)
+    starts, ends = span_index(7)
+    valid = span_validity(token_mask, segments, starts, ends)
+    out = layer(hidden, valid, starts, ends)
+    for b in range(2):
+        pairs = [(int(i), int(j)) for i, j in zip(starts[valid[b]], ends[valid[b]])]
+        alpha, pooled = naive_sic(layer, hidden[b], pairs)
+        torch.testing.assert_close(out.alpha[b][valid[b]], alpha, atol=1e-5, rtol=1e-5)
+        torch.testing.assert_close(out.pooled[b], pooled, atol=1e-5, rtol=1e-5)
+        assert float(out.alpha[b].detach().sum()) == pytest.approx(1.0, abs=1e-5)
+        assert float(out.alpha[b][~valid[b]].detach().abs().sum()) == 0.0
+
+
+def test_chunked_streaming_matches_single_chunk_with_gradients() -> None:
+    torch.manual_seed(1)
+    hidden = torch.randn(3, 20, 8, requires_grad=True)
+    token_mask = torch.ones(3, 20, dtype=torch.bool)
+    token_mask[:, 0] = False
+    token_mask[1, 12:] = False
+    starts, ends = span_index(20, max_width=6)
+    valid = span_validity(token_mask, torch.zeros(3, 20, dtype=torch.long), starts, ends)
+    whole = SpanLayer(8)
+    chunked = SpanLayer(8, chunk_elements=3 * 8 * 5)  # 5 spans a chunk
+    chunked.load_state_dict(whole.state_dict())
+    a = whole(hidden, valid, starts, ends)
+    grad_a = torch.autograd.grad(a.pooled.square().sum() + a.alpha.square().sum(), hidden)[0]
+    b = chunked(hidden, valid, starts, ends)
+    grad_b = torch.autograd.grad(b.pooled.square().sum() + b.alpha.square().sum(), hidden)[0]
+    torch.testing.assert_close(a.pooled, b.pooled, atol=1e-6, rtol=1e-5)
+    torch.testing.assert_close(a.alpha, b.alpha, atol=1e-6, rtol=1e-5)
+    torch.testing.assert_close(grad_a, grad_b, atol=1e-5, rtol=1e-4)
+
+
+def test_mean_representation_is_span_average() -> None:
+    torch.manual_seed(2)
+    layer = SpanLayer(4, representation="mean")
+    hidden = torch.randn(1, 5, 4)
+    starts, ends = span_index(5)
+    vectors = layer.span_vectors(layer.token_features(hidden), starts, ends)
+    for k, (i, j) in enumerate(zip(starts.tolist(), ends.tolist())):
+        torch.testing.assert_close(vectors[0, k], hidden[0, i : j + 1].mean(0))
