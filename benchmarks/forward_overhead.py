@@ -1,0 +1,112 @@
+"""Full self-explaining forward vs encoder-only forward, by sequence length.
+
+Prints a table (and writes JSON with --json) of, for N = 16 .. 512 tokens:
+encoder-only forward time, full model forward time, their ratio, and the peak
+resident-memory increase of each. Both are measured side by side in one run,
+alternating, so a busy machine slows both alike.
+
+    python benchmarks/forward_overhead.py [--model sst5-minilm] [--batch 1] [--repeats 5] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import psutil
+import torch
+
+from selfexplain.pipeline import load_model
+
+LENGTHS = (16, 32, 64, 128, 256, 512)
+
+
+def peak_rss_increase(fn: Callable[[], object], interval: float = 0.002) -> float:
+    """MB of resident memory above the starting level at the peak while ``fn`` runs."""
+    process = psutil.Process()
+    start = process.memory_info().rss
+    peak = start
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, process.memory_info().rss)
+            time.sleep(interval)
+
+    thread = threading.Thread(target=sample, daemon=True)
+    thread.start()
+    try:
+        fn()
+    finally:
+        done.set()
+        thread.join()
+    peak = max(peak, process.memory_info().rss)
+    return (peak - start) / 2**20
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", default=None, help="model name or folder (default: the shipped default)")
+    parser.add_argument("--batch", type=int, default=1)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--json", type=Path, default=None)
+    args = parser.parse_args()
+
+    explainer = load_model(args.model)
+    model = explainer.model.eval()
+    vocab = explainer.tokenizer.vocab_size
+    generator = torch.Generator().manual_seed(0)
+    rows = []
+    print(f"model {explainer.name}, batch {args.batch}, median of {args.repeats}, threads {torch.get_num_threads()}")
+    print(f"{'N':>5} {'encoder ms':>11} {'full ms':>9} {'ratio':>6} {'enc MB':>7} {'full MB':>8} {'spans':>7}")
+    for n in LENGTHS:
+        ids = torch.randint(1000, vocab, (args.batch, n), generator=generator)
+        ids[:, 0], ids[:, -1] = explainer.tokenizer.cls_token_id, explainer.tokenizer.sep_token_id
+        attention = torch.ones_like(ids)
+        token_mask = attention.bool().clone()
+        token_mask[:, 0] = token_mask[:, -1] = False
+        segments = torch.zeros_like(ids)
+
+        def encoder_only(ids=ids, attention=attention) -> object:
+            return model.encoder(input_ids=ids, attention_mask=attention)
+
+        def full(ids=ids, attention=attention, token_mask=token_mask, segments=segments) -> object:
+            return model(input_ids=ids, attention_mask=attention, token_mask=token_mask, segment_ids=segments)
+
+        with torch.inference_mode():
+            encoder_only(), full()  # warm-up
+            times: dict[str, list[float]] = {"encoder": [], "full": []}
+            for _ in range(args.repeats):
+                for name, fn in (("encoder", encoder_only), ("full", full)):
+                    start = time.perf_counter()
+                    fn()
+                    times[name].append(time.perf_counter() - start)
+            memory = {name: peak_rss_increase(fn) for name, fn in (("encoder", encoder_only), ("full", full))}
+        encoder_ms = 1000 * statistics.median(times["encoder"])
+        full_ms = 1000 * statistics.median(times["full"])
+        row = {
+            "tokens": n,
+            "encoder_ms": round(encoder_ms, 2),
+            "full_ms": round(full_ms, 2),
+            "ratio": round(full_ms / encoder_ms, 3),
+            "encoder_peak_mb": round(memory["encoder"], 1),
+            "full_peak_mb": round(memory["full"], 1),
+            "spans": (n - 2) * (n - 1) // 2,
+        }
+        rows.append(row)
+        print(
+            f"{n:>5} {encoder_ms:>11.1f} {full_ms:>9.1f} {row['ratio']:>6.2f} "
+            f"{memory['encoder']:>7.1f} {memory['full']:>8.1f} {row['spans']:>7}"
+        )
+    if args.json is not None:
+        args.json.write_text(json.dumps({"model": explainer.name, "batch": args.batch, "rows": rows}, indent=2))
+
+
+if __name__ == "__main__":
+    main()

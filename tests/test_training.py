@@ -1,0 +1,46 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from selfexplain.checkpoint import load_model_directory
+from selfexplain.config import ModelConfig
+from selfexplain.data import Example
+from selfexplain.training import TrainOptions, epoch_batches, train
+
+WORDS = {1: ["great", "superb", "moving", "fine"], 0: ["dull", "awful", "boring", "weak"]}
+
+
+def toy_examples(count: int) -> list[Example]:
+    rows = []
+    for i in range(count):
+        label = i % 2
+        rows.append(Example(f"the film was {WORDS[label][i % 4]} and long", None, label))
+    return rows
+
+
+def test_train_learns_toy_task_writes_best_and_resumes(tiny_encoder: Path, tmp_path: Path) -> None:
+    # lambda 0: on a 16-step run the sparsity reward would dominate the tiny model's cross-entropy
+    config = ModelConfig(
+        encoder=str(tiny_encoder), label_names=["neg", "pos"], name="toy", max_length=128, lambda_=0.0, dropout=0.0
+    )
+    options = TrainOptions(epochs=2, batch_size=8, learning_rate=1e-3, head_learning_rate=1e-2, progress=False)
+    data = toy_examples(64)
+    metrics = train(config, data, data[:16], tmp_path / "run", options)
+    assert [h["epoch"] for h in metrics["history"]] == [1, 2]
+    assert metrics["best_dev_accuracy"] >= 0.9
+    written = json.loads((tmp_path / "run" / "metrics.json").read_text())
+    assert written["best_dev_accuracy"] == metrics["best_dev_accuracy"]
+    model, _ = load_model_directory(tmp_path / "run" / "best")
+    assert model.config.metrics["dev_accuracy"] == metrics["best_dev_accuracy"]
+    # a third epoch resumes from last/ rather than starting over
+    more = train(config, data, data[:16], tmp_path / "run", TrainOptions(**{**options.__dict__, "epochs": 3}))
+    assert [h["epoch"] for h in more["history"]] == [1, 2, 3]
+
+
+def test_epoch_batches_cover_every_example_once_and_are_seeded() -> None:
+    data = toy_examples(101)
+    batches = epoch_batches(data, 8, seed=1)
+    assert sorted(i for b in batches for i in b) == list(range(101))
+    assert batches == epoch_batches(data, 8, seed=1)
+    assert batches != epoch_batches(data, 8, seed=2)
