@@ -110,6 +110,12 @@ class Explanation:
         text = source[first.start : last.end]
         return Span(i, j, first.start, last.end, first.segment, text, float(weights[rank]), rank + 1)
 
+    def span_at(self, start_token: int, end_token: int) -> Span | None:
+        """The span ``start_token .. end_token`` with its rank, or None if it is not a valid span."""
+        starts, ends, _ = self.ranking
+        found = np.flatnonzero((starts == start_token) & (ends == end_token))
+        return self._span(int(found[0])) if found.size else None
+
     @property
     def spans(self) -> list[Span]:
         """Every valid span, ranked by alpha."""

@@ -16,7 +16,7 @@ from transformers import PreTrainedTokenizerBase
 
 from selfexplain.checkpoint import load_model_directory
 from selfexplain.config import CONFIG_FILE, ModelConfig
-from selfexplain.encoding import EncodedBatch, encode
+from selfexplain.encoding import EncodedBatch, InputTooLongError, encode
 from selfexplain.errors import InvalidInputError, UnknownModelError
 from selfexplain.explanation import Explanation, Token
 from selfexplain.model import ModelOutput, SelfExplainingModel
@@ -101,6 +101,25 @@ class SelfExplainer:
             )
         if not self.config.pair and pair is not None:
             raise InvalidInputError(f"model {self.name!r} takes a single text, not a pair")
+
+    def truncate_to_fit(self, text: str, pair: str | None = None) -> tuple[str, str | None, bool]:
+        """Cut ``text`` (and ``pair``) at a token boundary so the input fits :attr:`max_tokens`.
+
+        Returns ``(text, pair, truncated)``; the cut keeps the start of each text.
+        """
+        pairs = [pair] if pair is not None else None
+        full = encode(self.tokenizer, [text[:MAX_INPUT_CHARS]], pairs, self.max_tokens, truncate=True)
+        if len(text) <= MAX_INPUT_CHARS and (pair is None or len(pair) <= MAX_INPUT_CHARS):
+            try:
+                encode(self.tokenizer, [text], pairs, self.max_tokens, truncate=False)
+                return text, pair, False
+            except InputTooLongError:
+                pass
+        ends = {0: 0, 1: 0}
+        for position, segment in enumerate(full.sequence_ids[0]):
+            if segment is not None:
+                ends[segment] = max(ends[segment], full.offsets[0][position][1])
+        return text[: ends[0]], (pair[: ends[1]] if pair is not None else None), True
 
     @torch.no_grad()
     def forward(

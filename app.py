@@ -1,0 +1,242 @@
+"""selfexplain: the Explain page (landing page).
+
+Paste text (or a premise and hypothesis), see the prediction, the spans the
+self-explaining model relied on, the alpha grid over all spans and, beside it,
+the encoder's raw self-attention from the same forward pass.
+
+Run: streamlit run app.py
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import streamlit as st
+
+from pages import cached_explainer, cached_explanation, examples_for, model_picker
+from selfexplain.attention import AGGREGATES, aggregate_attention
+from selfexplain.explanation import Explanation, Span
+from selfexplain.figures import attention_figure, model_view_figure, probability_figure, span_grid_figure, span_table
+from selfexplain.highlight import highlight_html
+from selfexplain.pipeline import MAX_INPUT_CHARS
+from selfexplain.report import report_html
+from selfexplain.words import word_view
+
+st.set_page_config(page_title="selfexplain · Explain", page_icon="🔎", layout="wide")
+PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
+
+
+def init_inputs(pair_model: bool) -> None:
+    """Inputs come from the URL on first load, so a view can be shared as a link."""
+    if "text" not in st.session_state:
+        st.session_state.text = st.query_params.get("text", "")[:MAX_INPUT_CHARS]
+    if "pair" not in st.session_state:
+        st.session_state.pair = st.query_params.get("pair", "")[:MAX_INPUT_CHARS]
+
+
+def use_example() -> None:
+    example = st.session_state.get("example_choice")
+    for item in st.session_state.get("examples", []):
+        if item["title"] == example:
+            st.session_state.text = item["text"]
+            st.session_state.pair = item.get("pair", "")
+            st.session_state.pop("selected_span", None)
+
+
+def selected_span(explanation: Explanation, word_level: bool) -> Span | None:
+    """The span picked in the grid or the table (stored as (segment, start_char, end_char))."""
+    chosen = st.session_state.get("selected_span")
+    if not chosen or chosen.get("key") != (explanation.text, explanation.pair):
+        return None
+    return Span(**chosen["span"])
+
+
+def remember(explanation: Explanation, span: Span) -> None:
+    st.session_state.selected_span = {"key": (explanation.text, explanation.pair), "span": span.__dict__}
+
+
+def span_from_cell(explanation: Explanation, row: int, col: int, word_level: bool) -> Span | None:
+    if not word_level:
+        return explanation.span_at(row, col)
+    view = word_view(explanation)
+    if not view.span_mask[row, col]:
+        return None
+    segment, start, _ = view.extents[row]
+    end = view.extents[col][2]
+    tokens = np.nonzero((view.word_of_token >= row) & (view.word_of_token <= col))[0]
+    text = explanation.segment_text(segment)[start:end]
+    rank = int((view.alpha[view.span_mask] > view.alpha[row, col]).sum()) + 1
+    return Span(int(tokens[0]), int(tokens[-1]), start, end, segment, text, float(view.alpha[row, col]), rank)
+
+
+def on_model_view_select() -> None:
+    points = st.session_state.get("model_view", {}).get("selection", {}).get("points", [])
+    if points:
+        layer, head = points[0]["customdata"][:2]
+        st.session_state.attn_aggregate = "head"
+        st.session_state.attn_layer = int(layer)
+        st.session_state.attn_head = int(head)
+
+
+def main() -> None:
+    explainer = model_picker()
+    st.title("🔎 Why did the model decide that?")
+    st.caption(
+        "A self-explaining classifier (Sun et al., 2020) gives every span of the input a weight alpha; the "
+        "classifier reads the alpha-weighted sum, so alpha *is* the explanation. Compare it with the encoder's "
+        "raw self-attention from the same forward pass."
+    )
+    if explainer is None:
+        return
+    pair_model = explainer.config.pair
+    init_inputs(pair_model)
+    examples = examples_for(explainer.name)
+    st.session_state.examples = examples
+    if examples:
+        st.selectbox(
+            "Examples",
+            [e["title"] for e in examples],
+            index=None,
+            placeholder="Pick an example…",
+            key="example_choice",
+            on_change=use_example,
+        )
+    if pair_model:
+        left, right = st.columns(2)
+        left.text_area("Premise", key="text", height=110, max_chars=MAX_INPUT_CHARS)
+        right.text_area("Hypothesis", key="pair", height=110, max_chars=MAX_INPUT_CHARS)
+    else:
+        st.text_area("Text to explain", key="text", height=110, max_chars=MAX_INPUT_CHARS)
+    text = st.session_state.text
+    pair = st.session_state.pair if pair_model else None
+    st.query_params["text"] = text
+    if pair_model:
+        st.query_params["pair"] = pair or ""
+    elif "pair" in st.query_params:
+        del st.query_params["pair"]
+    if not text.strip() or (pair_model and not (pair or "").strip()):
+        need = "a premise and a hypothesis" if pair_model else "a sentence or a paragraph"
+        st.info(f"Type or paste {need} above, or pick an example, then press Ctrl+Enter.")
+        return
+    text_in, pair_in, truncated = explainer.truncate_to_fit(text, pair)
+    if truncated:
+        st.warning(
+            f"The input is longer than the model's {explainer.max_tokens} tokens; only the first part is explained "
+            f"(up to “…{text_in[-40:]}”)."
+        )
+    explanation = cached_explanation(st.session_state.model_directory, text_in, pair_in)
+    render(explanation)
+
+
+def render(explanation: Explanation) -> None:
+    head, bars = st.columns([1, 2])
+    head.metric("Prediction", explanation.label, f"{explanation.confidence:.1%} confidence", delta_color="off")
+    bars.plotly_chart(probability_figure(explanation), config=PLOT_CONFIG, key="probabilities")
+
+    st.subheader("What the model relied on")
+    c1, c2, c3 = st.columns([2, 2, 3])
+    k = c1.slider("Spans to show", 1, 20, 5, key="top_k")
+    overlapping = c2.toggle("Allow overlapping spans", value=False, key="overlapping")
+    word_level = c3.toggle("Word level (merge wordpieces)", value=False, key="word_level")
+    spans = explanation.top_spans(k) if overlapping else explanation.top_spans_non_overlapping(k)
+
+    grid_col, attn_col = st.columns(2, gap="large")
+    with grid_col:
+        g1, g2 = st.columns(2)
+        log_colour = g1.toggle("Log colour", value=True, key="log_colour", help="alpha is often peaked")
+        width_limit = max(1, explanation.num_tokens)
+        max_width = g2.number_input("Max span width", 1, width_limit, width_limit, key="max_width")
+        selection = selected_span(explanation, word_level)
+        cell = None
+        if selection is not None:
+            units = word_view(explanation).word_of_token if word_level else np.arange(explanation.num_tokens)
+            cell = (int(units[selection.start_token]), int(units[selection.end_token]))
+        grid = span_grid_figure(explanation, log_colour, int(max_width), word_level, cell)
+        event = st.plotly_chart(
+            grid, on_select="rerun", selection_mode="points", key="grid", config=PLOT_CONFIG, theme=None
+        )
+        points = (event or {}).get("selection", {}).get("points", [])
+        if points and "customdata" in points[0]:
+            row, col = (int(v) for v in points[0]["customdata"][:2])
+            picked = span_from_cell(explanation, row, col, word_level)
+            if picked is not None and (selection is None or picked != selection):
+                remember(explanation, picked)
+                st.rerun()
+    with attn_col:
+        render_attention(explanation)
+
+    highlight_target = st.empty()
+    table = span_table(explanation, 20)
+    st.caption("Top 20 spans by alpha — select a row to highlight it in the text.")
+    table_event = st.dataframe(
+        table.drop(columns=["start_token", "end_token"]),
+        on_select="rerun",
+        selection_mode="single-row",
+        hide_index=True,
+        key="span_table",
+        column_config={"alpha": st.column_config.ProgressColumn("alpha", format="%.4f", min_value=0.0, max_value=1.0)},
+    )
+    rows = table_event.selection.rows if table_event is not None else []
+    if rows:
+        picked = explanation.top_spans(20)[rows[0]]
+        if picked != selected_span(explanation, word_level):
+            remember(explanation, picked)
+            st.rerun()
+    selection = selected_span(explanation, word_level)
+    with highlight_target.container():
+        st.html(highlight_html(explanation, spans, selection))
+        if selection is not None:
+            st.caption(f"Selected: rank {selection.rank}, alpha {selection.alpha:.4f}")
+
+    with st.expander("Model view: every layer and head"):
+        st.plotly_chart(
+            model_view_figure(explanation.attentions),
+            on_select=on_model_view_select,
+            selection_mode="points",
+            key="model_view",
+            config=PLOT_CONFIG,
+        )
+
+    d1, d2 = st.columns(2)
+    d1.download_button(
+        "Download explanation (JSON)",
+        json.dumps(explanation.to_dict(top_k=None), indent=1),
+        file_name="explanation.json",
+        mime="application/json",
+        key="download_json",
+    )
+    d2.download_button(
+        "Download report (HTML, works offline)",
+        report_html(explanation, spans, [probability_figure(explanation), grid, attention_figure_for(explanation)]),
+        file_name="selfexplain-report.html",
+        mime="text/html",
+        key="download_html",
+    )
+
+
+def attention_figure_for(explanation: Explanation):
+    aggregate = st.session_state.get("attn_aggregate", "mean over heads")
+    layer = int(st.session_state.get("attn_layer", explanation.attentions.shape[0] - 1))
+    head = int(st.session_state.get("attn_head", 0))
+    matrix = aggregate_attention(explanation.attentions, aggregate, layer, head)
+    where = {"head": f"layer {layer}, head {head}", "mean over heads": f"layer {layer}, mean over heads"}
+    title = f"Raw self-attention ({where.get(aggregate, aggregate)})"
+    return attention_figure(matrix, explanation.attention_tokens, title)
+
+
+def render_attention(explanation: Explanation) -> None:
+    layers, heads = explanation.attentions.shape[:2]
+    a1, a2, a3 = st.columns([2, 1, 1])
+    st.session_state.setdefault("attn_aggregate", "mean over heads")
+    st.session_state.setdefault("attn_layer", layers - 1)
+    st.session_state.setdefault("attn_head", 0)
+    st.session_state.attn_layer = min(int(st.session_state.attn_layer), layers - 1)
+    st.session_state.attn_head = min(int(st.session_state.attn_head), heads - 1)
+    aggregate = a1.selectbox("Attention", AGGREGATES, key="attn_aggregate")
+    a2.selectbox("Layer", list(range(layers)), key="attn_layer", disabled=aggregate in ("mean over layers", "rollout"))
+    a3.selectbox("Head", list(range(heads)), key="attn_head", disabled=aggregate != "head")
+    st.plotly_chart(attention_figure_for(explanation), key="attention", config=PLOT_CONFIG, theme=None)
+
+
+main()

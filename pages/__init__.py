@@ -1,0 +1,74 @@
+"""Streamlit helpers shared by the app's pages: cached loading and the model picker.
+
+Kept out of ``selfexplain/`` so the library never imports Streamlit. Pages read
+widgets, call the library, render.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import streamlit as st
+
+from selfexplain.errors import USER_ERRORS
+from selfexplain.explanation import Explanation
+from selfexplain.pipeline import DEFAULT_MODEL, SelfExplainer, available_models, load_model, resolve_model
+
+ASSETS = Path(__file__).resolve().parents[1] / "assets"
+OTHER_FOLDER = "Other folder…"
+
+
+@st.cache_resource(show_spinner="Loading the model…", max_entries=4)
+def cached_explainer(directory: str) -> SelfExplainer:
+    """One model and tokenizer per folder and process."""
+    return load_model(directory)
+
+
+@st.cache_data(show_spinner="Explaining…", max_entries=128)
+def cached_explanation(directory: str, text: str, pair: str | None) -> Explanation:
+    """The model runs only when the input (or the model) changes."""
+    return cached_explainer(directory).explain(text, pair=pair, attentions=True)
+
+
+def examples_for(model_name: str) -> list[dict[str, str]]:
+    path = ASSETS / "examples" / f"{model_name}.json"
+    if not path.is_file():
+        return []
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def model_picker() -> SelfExplainer | None:
+    """Sidebar: choose a shipped model, one from the models folder, or a typed path."""
+    known = available_models()
+    names = sorted(known, key=lambda n: (n != DEFAULT_MODEL, n)) + [OTHER_FOLDER]
+    wanted = st.query_params.get("model")
+    if "model_choice" not in st.session_state:
+        st.session_state.model_choice = wanted if wanted in names else names[0]
+    with st.sidebar:
+        choice = st.selectbox("Model", names, key="model_choice", help="Shipped models and SELFEXPLAIN_MODELS_DIR")
+        if choice == OTHER_FOLDER:
+            typed = st.text_input("Model folder", key="model_path", placeholder="/path/to/model")
+            if not typed.strip():
+                st.info("Type the path of a folder written by `selfexplain train`.")
+                return None
+            target = typed.strip()
+        else:
+            target = choice
+        try:
+            directory = resolve_model(target)
+            explainer = cached_explainer(str(directory))
+        except USER_ERRORS as err:
+            st.error(f"Cannot load this model: {err}")
+            return None
+        config = explainer.config
+        accuracy = config.metrics.get("test_accuracy")
+        st.caption(f"**{explainer.name}** · encoder `{Path(config.encoder).name}`")
+        st.caption("Labels: " + ", ".join(config.label_names))
+        if accuracy is not None:
+            st.caption(f"Test accuracy: {accuracy:.1%}")
+        st.caption("Input: a premise and a hypothesis" if config.pair else "Input: one text")
+    if choice != OTHER_FOLDER:
+        st.query_params["model"] = choice
+    st.session_state.model_directory = str(directory)
+    return explainer

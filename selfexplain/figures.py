@@ -1,0 +1,229 @@
+"""Pure figure and table builders: Explanation (or arrays from it) -> plotly Figure / DataFrame.
+
+No Streamlit here. Grids put the start token on the y axis (top to bottom) and
+the end token on the x axis, so valid spans fill the upper-right triangle.
+Colour scales are single-hue sequential ones that still read in greyscale.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from selfexplain.explanation import Explanation
+from selfexplain.words import word_view
+
+ALPHA_SCALE = "YlOrRd"
+ATTENTION_SCALE = "Blues"
+FONT = {"size": 14}
+
+
+def _layout(fig: go.Figure, title: str, height: int) -> go.Figure:
+    fig.update_layout(
+        title={"text": title, "x": 0.0, "font": {"size": 16}},
+        height=height,
+        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+        font=FONT,
+        template="plotly_white",
+    )
+    return fig
+
+
+def probability_figure(explanation: Explanation) -> go.Figure:
+    """Horizontal bar of every class probability, the predicted class highlighted."""
+    names = list(explanation.label_names)
+    colours = ["#c2410c" if i == explanation.predicted_index else "#9ca3af" for i in range(len(names))]
+    fig = go.Figure(
+        go.Bar(
+            x=explanation.probabilities,
+            y=names,
+            orientation="h",
+            marker_color=colours,
+            text=[f"{p:.1%}" for p in explanation.probabilities],
+            textposition="auto",
+            hovertemplate="%{y}: %{x:.3f}<extra></extra>",
+        )
+    )
+    fig.update_xaxes(range=[0, 1], tickformat=".0%")
+    fig.update_yaxes(autorange="reversed")
+    return _layout(fig, "Class probabilities", 60 + 32 * len(names))
+
+
+def rank_matrix(explanation: Explanation) -> np.ndarray:
+    """``[T, T]`` rank of each valid span by alpha (1 = highest), 0 elsewhere."""
+    starts, ends, _ = explanation.ranking
+    ranks = np.zeros(explanation.alpha.shape, dtype=int)
+    ranks[starts, ends] = np.arange(1, len(starts) + 1)
+    return ranks
+
+
+def grid_data(
+    explanation: Explanation, word_level: bool = False, max_width: int | None = None
+) -> tuple[np.ndarray, np.ndarray, list[str], list[list[str]]]:
+    """Alpha grid ready to draw: ``(alpha [G,G] with NaN off valid spans, ranks [G,G], labels,
+    span texts [G][G])`` at token or word level, keeping spans of at most ``max_width`` units."""
+    if word_level:
+        view = word_view(explanation)
+        alpha, mask, labels, extents = view.alpha, view.span_mask, list(view.labels), view.extents
+        flat = np.where(mask, alpha, -np.inf).ravel()
+        order = np.argsort(-flat, kind="stable")
+        ranks = np.zeros(alpha.size, dtype=int)
+        ranks[order[: int(mask.sum())]] = np.arange(1, int(mask.sum()) + 1)
+        ranks = ranks.reshape(alpha.shape)
+    else:
+        alpha, mask = explanation.alpha, explanation.span_mask
+        labels = [t.piece or t.text for t in explanation.tokens]
+        extents = [(t.segment, t.start, t.end) for t in explanation.tokens]
+        ranks = rank_matrix(explanation)
+    size = len(labels)
+    if max_width is not None:
+        rows, cols = np.indices((size, size))
+        mask = mask & ((cols - rows) < max_width)
+    texts = [
+        [
+            explanation.segment_text(extents[i][0])[extents[i][1] : extents[j][2]] if mask[i, j] else ""
+            for j in range(size)
+        ]
+        for i in range(size)
+    ]
+    return np.where(mask, alpha, np.nan), np.where(mask, ranks, 0), labels, texts
+
+
+def span_grid_figure(
+    explanation: Explanation,
+    log_colour: bool = False,
+    max_width: int | None = None,
+    word_level: bool = False,
+    selected: tuple[int, int] | None = None,
+) -> go.Figure:
+    """Heatmap of alpha over the upper-triangular (start, end) grid.
+
+    Invalid spans and the lower triangle are blank (NaN). A transparent marker
+    sits on every valid cell so a click selects it (``customdata`` = start, end).
+    """
+    alpha, ranks, labels, texts = grid_data(explanation, word_level, max_width)
+    colour = np.log10(np.clip(alpha, 1e-6, None)) if log_colour else alpha
+    axis = list(range(len(labels)))
+    heat = go.Heatmap(
+        z=colour,
+        x=axis,
+        y=axis,
+        customdata=np.dstack([np.nan_to_num(alpha), ranks]),
+        text=texts,
+        colorscale=ALPHA_SCALE,
+        colorbar={"title": "log10 alpha" if log_colour else "alpha"},
+        hovertemplate="<b>%{text}</b><br>alpha %{customdata[0]:.4f}<br>rank %{customdata[1]}<extra></extra>",
+        hoverongaps=False,
+        xgap=1,
+        ygap=1,
+    )
+    rows, cols = np.nonzero(~np.isnan(alpha))
+    picker = go.Scatter(
+        x=cols,
+        y=rows,
+        mode="markers",
+        marker={"size": 12, "opacity": 0.0},
+        customdata=np.stack([rows, cols], axis=1),
+        hoverinfo="skip",
+        showlegend=False,
+        name="spans",
+    )
+    fig = go.Figure([heat, picker])
+    if selected is not None:
+        i, j = selected
+        fig.add_shape(
+            type="rect", x0=j - 0.5, x1=j + 0.5, y0=i - 0.5, y1=i + 0.5, line={"color": "#111827", "width": 3}
+        )
+    ticks = {"tickmode": "array", "tickvals": axis, "ticktext": labels, "tickfont": {"size": 11}}
+    fig.update_xaxes(title="end", side="top", **ticks)
+    fig.update_yaxes(title="start", autorange="reversed", **ticks)
+    unit = "word" if word_level else "token"
+    side = max(420, min(900, 120 + 18 * len(labels)))
+    fig = _layout(fig, f"Self-explaining alpha over spans ({unit} level)", side)
+    fig.update_layout(clickmode="event+select", dragmode=False)
+    return fig
+
+
+def attention_figure(matrix: np.ndarray, tokens: list[str] | tuple[str, ...], title: str) -> go.Figure:
+    """``[N, N]`` attention heatmap: row ``i`` (query) attends to column ``j`` (key)."""
+    axis = list(range(len(tokens)))
+    fig = go.Figure(
+        go.Heatmap(
+            z=matrix,
+            x=axis,
+            y=axis,
+            text=[[f"{tokens[i]} → {tokens[j]}" for j in axis] for i in axis],
+            colorscale=ATTENTION_SCALE,
+            colorbar={"title": "attention"},
+            hovertemplate="%{text}<br>%{z:.4f}<extra></extra>",
+            xgap=1,
+            ygap=1,
+        )
+    )
+    ticks = {"tickmode": "array", "tickvals": axis, "ticktext": list(tokens), "tickfont": {"size": 11}}
+    fig.update_xaxes(title="attended to (key)", side="top", **ticks)
+    fig.update_yaxes(title="attending (query)", autorange="reversed", **ticks)
+    return _layout(fig, title, max(420, min(900, 120 + 18 * len(tokens))))
+
+
+def model_view_figure(attentions: np.ndarray) -> go.Figure:
+    """Small multiples of every layer x head, tiled into one heatmap (fast to draw).
+
+    A transparent marker at each thumbnail's centre carries ``customdata`` =
+    (layer, head) so a click can open that head.
+    """
+    layers, heads, size, _ = attentions.shape
+    cell = size + 1
+    tiles = np.full((layers * cell, heads * cell), np.nan)
+    for layer in range(layers):
+        for head in range(heads):
+            tiles[layer * cell : layer * cell + size, head * cell : head * cell + size] = attentions[layer, head]
+    centre_layer, centre_head = np.meshgrid(np.arange(layers), np.arange(heads), indexing="ij")
+    fig = go.Figure(
+        [
+            go.Heatmap(z=tiles, colorscale=ATTENTION_SCALE, showscale=False, hoverinfo="skip"),
+            go.Scatter(
+                x=(centre_head.ravel() * cell + size / 2),
+                y=(centre_layer.ravel() * cell + size / 2),
+                mode="markers",
+                marker={"size": 24, "opacity": 0.0},
+                customdata=np.stack([centre_layer.ravel(), centre_head.ravel()], axis=1),
+                hovertemplate="layer %{customdata[0]} head %{customdata[1]}<extra></extra>",
+                showlegend=False,
+            ),
+        ]
+    )
+    fig.update_xaxes(
+        tickmode="array", tickvals=[h * cell + size / 2 for h in range(heads)], ticktext=[f"h{h}" for h in range(heads)]
+    )
+    fig.update_yaxes(
+        autorange="reversed",
+        tickmode="array",
+        tickvals=[ly * cell + size / 2 for ly in range(layers)],
+        ticktext=[f"L{ly}" for ly in range(layers)],
+    )
+    fig = _layout(fig, "Model view: every layer x head (click one to open it)", 80 + 70 * layers)
+    fig.update_layout(clickmode="event+select", dragmode=False)
+    return fig
+
+
+def span_table(explanation: Explanation, k: int | None = 20) -> pd.DataFrame:
+    """Top ``k`` spans (all when ``None``): rank, text, alpha, token and character offsets."""
+    rows = [
+        {
+            "rank": s.rank,
+            "span": s.text,
+            "alpha": s.alpha,
+            "tokens": f"{s.start_token}-{s.end_token}",
+            "chars": f"{s.start_char}-{s.end_char}",
+            "segment": "premise"
+            if s.segment == 0 and explanation.pair is not None
+            else ("hypothesis" if s.segment == 1 else "text"),
+            "start_token": s.start_token,
+            "end_token": s.end_token,
+        }
+        for s in explanation.top_spans(k)
+    ]
+    columns = ["rank", "span", "alpha", "tokens", "chars", "segment", "start_token", "end_token"]
+    return pd.DataFrame(rows, columns=columns)
