@@ -23,7 +23,7 @@ from selfexplain.pipeline import MAX_INPUT_CHARS
 from selfexplain.report import report_html
 from selfexplain.words import word_view
 
-st.set_page_config(page_title="selfexplain · Explain", page_icon="🔎", layout="wide")
+st.set_page_config(page_title="selfexplain · Explain", page_icon=":mag:", layout="wide")
 PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 
 
@@ -73,15 +73,15 @@ def span_from_cell(explanation: Explanation, row: int, col: int, word_level: boo
 def on_model_view_select() -> None:
     points = st.session_state.get("model_view", {}).get("selection", {}).get("points", [])
     if points:
-        layer, head = points[0]["customdata"][:2]
+        heads = int(st.session_state.get("attn_heads", 1))
+        index = int(points[0]["point_index"])  # markers are laid out layer-major
         st.session_state.attn_aggregate = "head"
-        st.session_state.attn_layer = int(layer)
-        st.session_state.attn_head = int(head)
+        st.session_state.attn_layer, st.session_state.attn_head = divmod(index, heads)
 
 
 def main() -> None:
     explainer = model_picker()
-    st.title("🔎 Why did the model decide that?")
+    st.title("Why did the model decide that?")
     st.caption(
         "A self-explaining classifier (Sun et al., 2020) gives every span of the input a weight alpha; the "
         "classifier reads the alpha-weighted sum, so alpha *is* the explanation. Compare it with the encoder's "
@@ -131,7 +131,8 @@ def main() -> None:
 
 def render(explanation: Explanation) -> None:
     head, bars = st.columns([1, 2])
-    head.metric("Prediction", explanation.label, f"{explanation.confidence:.1%} confidence", delta_color="off")
+    head.metric("Prediction", explanation.label)
+    head.caption(f"{explanation.confidence:.1%} confidence · model {explanation.model_name}")
     bars.plotly_chart(probability_figure(explanation), config=PLOT_CONFIG, key="probabilities")
 
     st.subheader("What the model relied on")
@@ -140,6 +141,7 @@ def render(explanation: Explanation) -> None:
     overlapping = c2.toggle("Allow overlapping spans", value=False, key="overlapping")
     word_level = c3.toggle("Word level (merge wordpieces)", value=False, key="word_level")
     spans = explanation.top_spans(k) if overlapping else explanation.top_spans_non_overlapping(k)
+    highlight_target = st.empty()
 
     grid_col, attn_col = st.columns(2, gap="large")
     with grid_col:
@@ -157,8 +159,8 @@ def render(explanation: Explanation) -> None:
             grid, on_select="rerun", selection_mode="points", key="grid", config=PLOT_CONFIG, theme=None
         )
         points = (event or {}).get("selection", {}).get("points", [])
-        if points and "customdata" in points[0]:
-            row, col = (int(v) for v in points[0]["customdata"][:2])
+        if points and "x" in points[0] and "y" in points[0]:
+            row, col = int(points[0]["y"]), int(points[0]["x"])  # y = start, x = end
             picked = span_from_cell(explanation, row, col, word_level)
             if picked is not None and (selection is None or picked != selection):
                 remember(explanation, picked)
@@ -166,7 +168,6 @@ def render(explanation: Explanation) -> None:
     with attn_col:
         render_attention(explanation)
 
-    highlight_target = st.empty()
     table = span_table(explanation, 20)
     st.caption("Top 20 spans by alpha — select a row to highlight it in the text.")
     table_event = st.dataframe(
@@ -227,6 +228,7 @@ def attention_figure_for(explanation: Explanation):
 
 def render_attention(explanation: Explanation) -> None:
     layers, heads = explanation.attentions.shape[:2]
+    st.session_state.attn_heads = heads
     a1, a2, a3 = st.columns([2, 1, 1])
     st.session_state.setdefault("attn_aggregate", "mean over heads")
     st.session_state.setdefault("attn_layer", layers - 1)

@@ -21,9 +21,9 @@ FONT = {"size": 14}
 
 def _layout(fig: go.Figure, title: str, height: int) -> go.Figure:
     fig.update_layout(
-        title={"text": title, "x": 0.0, "font": {"size": 16}},
+        title={"text": title, "x": 0.0, "y": 0.99, "yanchor": "top", "font": {"size": 16}},
         height=height,
-        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+        margin={"l": 10, "r": 10, "t": 60, "b": 10},
         font=FONT,
         template="plotly_white",
     )
@@ -100,7 +100,7 @@ def span_grid_figure(
     """Heatmap of alpha over the upper-triangular (start, end) grid.
 
     Invalid spans and the lower triangle are blank (NaN). A transparent marker
-    sits on every valid cell so a click selects it (``customdata`` = start, end).
+    sits on every valid cell for hover and clicks (``customdata`` = start, end, alpha, rank).
     """
     alpha, ranks, labels, texts = grid_data(explanation, word_level, max_width)
     colour = np.log10(np.clip(alpha, 1e-6, None)) if log_colour else alpha
@@ -109,23 +109,23 @@ def span_grid_figure(
         z=colour,
         x=axis,
         y=axis,
-        customdata=np.dstack([np.nan_to_num(alpha), ranks]),
-        text=texts,
         colorscale=ALPHA_SCALE,
         colorbar={"title": "log10 alpha" if log_colour else "alpha"},
-        hovertemplate="<b>%{text}</b><br>alpha %{customdata[0]:.4f}<br>rank %{customdata[1]}<extra></extra>",
-        hoverongaps=False,
+        hoverinfo="skip",
         xgap=1,
         ygap=1,
     )
+    # Hover and clicks go through a transparent marker on every valid cell: plotly reports
+    # selections for scatter points, not for heatmap cells.
     rows, cols = np.nonzero(~np.isnan(alpha))
     picker = go.Scatter(
         x=cols,
         y=rows,
         mode="markers",
-        marker={"size": 12, "opacity": 0.0},
-        customdata=np.stack([rows, cols], axis=1),
-        hoverinfo="skip",
+        marker={"size": max(6, min(22, 400 // max(1, len(labels)))), "opacity": 0.0, "symbol": "square"},
+        customdata=np.stack([rows, cols, alpha[rows, cols], ranks[rows, cols]], axis=1),
+        text=[texts[i][j] for i, j in zip(rows.tolist(), cols.tolist())],
+        hovertemplate="<b>%{text}</b><br>alpha %{customdata[2]:.4f}<br>rank %{customdata[3]}<extra></extra>",
         showlegend=False,
         name="spans",
     )
@@ -136,8 +136,8 @@ def span_grid_figure(
             type="rect", x0=j - 0.5, x1=j + 0.5, y0=i - 0.5, y1=i + 0.5, line={"color": "#111827", "width": 3}
         )
     ticks = {"tickmode": "array", "tickvals": axis, "ticktext": labels, "tickfont": {"size": 11}}
-    fig.update_xaxes(title="end", side="top", **ticks)
-    fig.update_yaxes(title="start", autorange="reversed", **ticks)
+    fig.update_xaxes(title="end token", **ticks)
+    fig.update_yaxes(title="start token", autorange="reversed", **ticks)
     unit = "word" if word_level else "token"
     side = max(420, min(900, 120 + 18 * len(labels)))
     fig = _layout(fig, f"Self-explaining alpha over spans ({unit} level)", side)
@@ -162,7 +162,7 @@ def attention_figure(matrix: np.ndarray, tokens: list[str] | tuple[str, ...], ti
         )
     )
     ticks = {"tickmode": "array", "tickvals": axis, "ticktext": list(tokens), "tickfont": {"size": 11}}
-    fig.update_xaxes(title="attended to (key)", side="top", **ticks)
+    fig.update_xaxes(title="attended to (key)", **ticks)
     fig.update_yaxes(title="attending (query)", autorange="reversed", **ticks)
     return _layout(fig, title, max(420, min(900, 120 + 18 * len(tokens))))
 

@@ -1,0 +1,97 @@
+"""AppTest checks of the Explain page: renders, reacts to input, pair mode, no exceptions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers import make_explainer
+from streamlit.testing.v1 import AppTest
+
+from selfexplain.checkpoint import save_model
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+@pytest.fixture(scope="module")
+def models_dir(tiny_encoder: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("app-models")
+    for pair in (False, True):
+        explainer = make_explainer(tiny_encoder, pair=pair, seed=11)
+        save_model(explainer.model, explainer.tokenizer, root / explainer.config.name)
+    return root
+
+
+def charts(at: AppTest) -> dict[str, dict]:
+    found = {}
+    for element in at.get("plotly_chart"):
+        spec = json.loads(element.proto.spec)
+        title = (spec.get("layout", {}).get("title") or {}).get("text", "")
+        found[title] = spec
+    return found
+
+
+def open_model(models_dir: Path, name: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    at.selectbox(key="model_choice").set_value("Other folder…").run()
+    at.text_input(key="model_path").input(str(models_dir / name)).run()
+    return at
+
+
+def test_empty_input_shows_a_hint_not_an_error(models_dir: Path) -> None:
+    at = open_model(models_dir, "tiny-sst")
+    assert not at.exception and not at.error
+    assert any("Type or paste" in info.value for info in at.info)
+
+
+def test_sentence_shows_prediction_grid_and_attention(models_dir: Path) -> None:
+    at = open_model(models_dir, "tiny-sst")
+    at.text_area(key="text").input("The visuals are gorgeous, but the story is thin.").run()
+    assert not at.exception
+    assert at.metric[0].value in ("very negative", "negative", "neutral", "positive", "very positive")
+    titles = charts(at)
+    assert any(t.startswith("Self-explaining alpha") for t in titles)
+    assert any(t.startswith("Raw self-attention") for t in titles)
+    assert "Class probabilities" in titles
+    assert len(at.dataframe) == 1 and len(at.dataframe[0].value) == 20
+    # controls that do not change the input only redraw
+    at.toggle(key="word_level").set_value(True).run()
+    at.selectbox(key="attn_aggregate").set_value("rollout").run()
+    assert not at.exception
+    assert any("rollout" in t for t in charts(at))
+    shared = at.query_params["text"]  # the input is kept in the URL
+    assert (shared[0] if isinstance(shared, list) else shared) == "The visuals are gorgeous, but the story is thin."
+
+
+def test_pair_model_shows_two_boxes_and_keeps_spans_apart(models_dir: Path) -> None:
+    at = open_model(models_dir, "tiny-nli")
+    labels = [t.label for t in at.text_area]
+    assert labels == ["Premise", "Hypothesis"]
+    at.text_area(key="text").input("A man plays a guitar on stage.")
+    at.text_area(key="pair").input("A person performs music.").run()
+    assert not at.exception
+    assert at.metric[0].value in ("entailment", "neutral", "contradiction")
+    assert set(at.dataframe[0].value["segment"]) <= {"premise", "hypothesis"}
+
+
+def test_unloadable_folder_shows_an_error(tmp_path: Path) -> None:
+    (tmp_path / "pytorch_model.bin").write_bytes(b"x")
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    at.selectbox(key="model_choice").set_value("Other folder…").run()
+    at.text_input(key="model_path").input(str(tmp_path)).run()
+    assert not at.exception
+    assert any("pickle" in e.value for e in at.error)
+
+
+@pytest.mark.shipped
+def test_default_model_explains_an_example() -> None:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    assert at.selectbox(key="model_choice").value == "sst5-minilm"
+    at.selectbox(key="example_choice").set_value("Clear negative").run()
+    assert not at.exception
+    assert "cutting-room floor" in at.text_area(key="text").value
+    assert at.metric[0].value in ("negative", "very negative")

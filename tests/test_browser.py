@@ -1,0 +1,123 @@
+"""A real browser (Debian's chromium via Playwright) drives `streamlit run app.py`.
+
+Skipped when Playwright or chromium is missing; .ci/run installs both.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "artifacts"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+XSS = "<img src=x onerror=alert(1)><script>alert(2)</script> **not bold** $x$ a dull film"
+DONE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="needs playwright")
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium"),
+]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def app_url() -> Iterator[str]:
+    port = free_port()
+    command = [
+        sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+        "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
+        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+    ]  # fmt: skip
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 90
+        while time.time() < deadline:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as reply:
+                    if reply.read() == b"ok":
+                        break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            pytest.fail("streamlit did not start within 90 s")
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with sync_api.sync_playwright() as playwright:
+        args = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=args)
+        yield launched
+        launched.close()
+
+
+def open_page(browser, url: str, dialogs: list[str]):
+    page = browser.new_page(viewport={"width": 1440, "height": 2400}, accept_downloads=True)
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.goto(url)
+    page.wait_for_selector("textarea", timeout=90_000)
+    return page
+
+
+def explain(page, text: str) -> None:
+    box = page.locator("textarea").first
+    box.fill(text)
+    box.press("Control+Enter")
+    page.wait_for_selector("text=Self-explaining alpha", timeout=90_000)
+    page.wait_for_selector(DONE, timeout=90_000)
+
+
+def test_type_click_highlight_download(browser, app_url: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    dialogs: list[str] = []
+    page = open_page(browser, app_url, dialogs)
+    explain(page, "The visuals are gorgeous, but the story is thin and the ending falls flat.")
+    assert page.locator("text=Raw self-attention").count() >= 1
+    assert page.locator(".selfexplain-highlight mark").count() >= 1
+    # click a cell of the span grid: the transparent markers carry (start, end)
+    grid = page.locator(".js-plotly-plot").filter(has_text="Self-explaining alpha")
+    grid.locator(".scatterlayer .point").nth(3).click(force=True)
+    page.wait_for_selector("text=Selected: rank", timeout=60_000)
+    page.wait_for_selector(DONE, timeout=60_000)
+    assert page.locator(".selfexplain-highlight [style*='outline']").count() >= 1
+    with page.expect_download() as download_info:
+        page.get_by_text("Download explanation (JSON)").click()
+    data = json.loads(Path(download_info.value.path()).read_text(encoding="utf-8"))
+    assert data["label"] in data["probabilities"]
+    assert sum(s["alpha"] for s in data["spans"]) == pytest.approx(1.0, abs=1e-3)
+    page.screenshot(path=str(ARTIFACTS / "explain-page.png"), full_page=True)
+    assert dialogs == []
+
+
+def test_markup_in_text_is_inert(browser, app_url: str) -> None:
+    dialogs: list[str] = []
+    page = open_page(browser, app_url, dialogs)
+    explain(page, XSS)
+    page.wait_for_timeout(1000)
+    assert dialogs == []
+    assert page.locator("img[src='x']").count() == 0
+    highlight = page.locator(".selfexplain-highlight").inner_text()
+    assert "<img src=x onerror=alert(1)>" in highlight and "**not bold**" in highlight
+    page.screenshot(path=str(ARTIFACTS / "markup-is-inert.png"), full_page=True)
