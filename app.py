@@ -14,7 +14,7 @@ import json
 import numpy as np
 import streamlit as st
 
-from pages import cached_explainer, cached_explanation, examples_for, model_picker
+from pages import cached_explanation, examples_for, model_picker
 from selfexplain.attention import AGGREGATES, aggregate_attention
 from selfexplain.explanation import Explanation, Span
 from selfexplain.figures import attention_figure, model_view_figure, probability_figure, span_grid_figure, span_table
