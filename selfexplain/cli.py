@@ -6,10 +6,13 @@ Exit codes: 0 on success, 2 with a one-line message on bad input.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
+import pkgutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
 
 from selfexplain.errors import USER_ERRORS
 
@@ -61,7 +64,27 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("--top-k", type=int, default=10, help="spans to list; 0 lists every valid span")
     explain.add_argument("--json", action="store_true", help="print the Explanation as JSON")
     explain.add_argument("--attentions", action="store_true", help="include attention maps in the JSON")
+    for module in feature_command_modules():
+        module.add_command(commands)
     return parser
+
+
+def feature_command_modules() -> list[ModuleType]:
+    """Every ``selfexplain/<feature>/cli.py``: each registers its subcommands with
+    ``add_command(subparsers)`` and sets ``handler=`` on them (keep imports there lazy)."""
+    import selfexplain
+
+    modules = []
+    for info in sorted(pkgutil.iter_modules(selfexplain.__path__), key=lambda i: i.name):
+        if not info.ispkg:
+            continue
+        name = f"selfexplain.{info.name}.cli"
+        try:
+            modules.append(importlib.import_module(name))
+        except ModuleNotFoundError as err:
+            if err.name != name:
+                raise
+    return modules
 
 
 def _label_names(text: str | None) -> list[str] | None:
@@ -159,8 +182,9 @@ def run_explain(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     handlers = {"train": run_train, "eval": run_eval, "explain": run_explain}
+    handler = handlers.get(args.command) or args.handler
     try:
-        return handlers[args.command](args)
+        return int(handler(args))
     except USER_ERRORS as err:
         print(f"selfexplain: error: {err}", file=sys.stderr)
         return 2

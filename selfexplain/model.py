@@ -78,12 +78,21 @@ class SelfExplainingModel(nn.Module):
         labels: torch.Tensor | None = None,
         output_attentions: bool = False,
         output_hidden_states: bool = False,
+        inputs_embeds: torch.Tensor | None = None,
     ) -> ModelOutput:
         """Inputs ``[B, N]``: ids, attention mask, ``token_mask`` (True on real tokens,
-        False on special tokens and padding) and ``segment_ids`` (0/1 for pair texts)."""
+        False on special tokens and padding) and ``segment_ids`` (0/1 for pair texts).
+
+        ``inputs_embeds`` ``[B, N, H]`` replaces the word embeddings of ``input_ids``
+        (for gradient explainers); position and type embeddings are still added.
+        """
         layer = self.config.encoder_layer
         need_states = output_hidden_states or layer != -1
-        encoder_args: dict[str, torch.Tensor] = {"input_ids": input_ids, "attention_mask": attention_mask}
+        encoder_args: dict[str, torch.Tensor] = {"attention_mask": attention_mask}
+        if inputs_embeds is not None:
+            encoder_args["inputs_embeds"] = inputs_embeds
+        else:
+            encoder_args["input_ids"] = input_ids
         if token_type_ids is not None and getattr(self.encoder.config, "type_vocab_size", 0) > 1:
             encoder_args["token_type_ids"] = token_type_ids
         out = self.encoder(
