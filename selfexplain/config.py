@@ -32,6 +32,7 @@ class ModelConfig:
     lambda_: float = 1.0
     dropout: float = 0.1
     max_length: int = 512
+    window_stride: int = 256
     name: str = ""
     metrics: dict[str, float] = field(default_factory=dict)
 

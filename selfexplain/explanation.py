@@ -61,6 +61,8 @@ class Explanation:
     span_mask ``[T, T]`` bool (valid spans); attentions ``[L, heads, N, N]`` over the
     full encoder sequence ``attention_tokens`` (``N`` includes special tokens), with
     ``token_positions`` ``[T]`` the place of each real token in that sequence.
+    ``windows``: for a text read in encoder windows, the first token of each window
+    (then there are no attention maps).
     """
 
     text: str
@@ -74,6 +76,7 @@ class Explanation:
     attention_tokens: tuple[str, ...] | None = None
     token_positions: np.ndarray | None = None
     attentions: np.ndarray | None = None
+    windows: tuple[int, ...] | None = None
 
     @property
     def predicted_index(self) -> int:
@@ -164,6 +167,8 @@ class Explanation:
             "spans": [s.to_dict() for s in self.top_spans(top_k)],
             "num_valid_spans": int(self.span_mask.sum()),
         }
+        if self.windows is not None:
+            data["windows"] = list(self.windows)
         if attentions and self.attentions is not None:
             data["attention_tokens"] = list(self.attention_tokens or ())
             data["attentions"] = np.round(self.attentions, 6).tolist()

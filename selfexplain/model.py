@@ -121,3 +121,43 @@ class SelfExplainingModel(nn.Module):
         logits = self.output(self.dropout(pooled))
         loss = sparsity_loss(logits, labels, alpha, self.config.lambda_) if labels is not None else None
         return ModelOutput(logits=logits, loss=loss, **extras)  # type: ignore[arg-type]
+
+    def forward_windows(
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor,
+        token_mask: torch.Tensor,
+        span_starts: torch.Tensor,
+        span_ends: torch.Tensor,
+        labels: torch.Tensor | None = None,
+    ) -> ModelOutput:
+        """One long text as ``Wn`` encoder windows ``[Wn, n]``; one prediction ``[1, C]``.
+
+        ``span_starts``/``span_ends`` ``[S]`` are flat slot positions ``w * n + p``
+        (see :mod:`selfexplain.windows`): every window's token vectors are laid
+        end to end and all spans share one softmax and one weighted sum.
+        """
+        out = self.encoder(
+            input_ids=input_ids,
+            attention_mask=attention_mask,
+            output_hidden_states=self.config.encoder_layer != -1,
+            return_dict=True,
+        )
+        layer = self.config.encoder_layer
+        hidden = out.hidden_states[layer] if layer != -1 else out.last_hidden_state  # [Wn, n, H]
+        alpha, extras = None, {}
+        if self.span_layer is not None:
+            flat = hidden.reshape(1, -1, hidden.shape[-1])
+            valid = torch.ones(1, span_starts.numel(), dtype=torch.bool, device=hidden.device)
+            spans = self.span_layer(flat, valid, span_starts, span_ends)
+            pooled, alpha = spans.pooled, spans.alpha
+            extras = {"alpha": alpha, "span_logits": spans.logits, "span_valid": valid}
+            extras.update(span_starts=span_starts, span_ends=span_ends)
+        elif self.config.head == "cls":
+            pooled = hidden[:, 0].mean(dim=0, keepdim=True)
+        else:
+            weights = token_mask.to(hidden.dtype).unsqueeze(-1)
+            pooled = ((hidden * weights).sum(dim=(0, 1)) / weights.sum().clamp_min(1.0)).unsqueeze(0)
+        logits = self.output(self.dropout(pooled))
+        loss = sparsity_loss(logits, labels, alpha, self.config.lambda_) if labels is not None else None
+        return ModelOutput(logits=logits, loss=loss, **extras)  # type: ignore[arg-type]

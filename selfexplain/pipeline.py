@@ -20,6 +20,7 @@ from selfexplain.encoding import EncodedBatch, InputTooLongError, encode
 from selfexplain.errors import InvalidInputError, UnknownModelError
 from selfexplain.explanation import Explanation, Token
 from selfexplain.model import ModelOutput, SelfExplainingModel
+from selfexplain.windows import plan_windows
 
 SHIPPED_MODELS_DIR = Path(__file__).resolve().parents[1] / "assets" / "models"
 DEFAULT_MODEL = "sst5-minilm"
@@ -132,18 +133,71 @@ class SelfExplainer:
         device = next(self.model.parameters()).device
         return batch, self.model(**batch.model_inputs(device), output_attentions=attentions)
 
+    def needs_windows(self, text: str, pair: str | None = None) -> bool:
+        """True for a single text longer than one encoder window (it is read in windows)."""
+        if pair is not None:
+            return False
+        count = len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+        return count + self.tokenizer.num_special_tokens_to_add(pair=False) > self.max_tokens
+
     def explain(self, text: str, pair: str | None = None, attentions: bool = True) -> Explanation:
-        """Explain one input; ``attentions`` adds every layer's attention maps."""
+        """Explain one input; ``attentions`` adds every layer's attention maps.
+
+        A single text longer than the encoder's window is read in overlapping windows
+        (one prediction, one alpha over the spans of all windows; no attention maps).
+        """
         return self.explain_batch([text], [pair] if pair is not None else None, attentions)[0]
 
     def explain_batch(
         self, texts: Sequence[str], pairs: Sequence[str] | None = None, attentions: bool = False
     ) -> list[Explanation]:
-        """Explain several inputs in one forward pass."""
+        """Explain several inputs in one forward pass (long single texts in windows, one by one)."""
         for index, text in enumerate(texts):
             self.check_input(text, pairs[index] if pairs is not None else None)
-        batch, output = self.forward(texts, pairs, attentions)
-        return [self._explanation(batch, output, b, texts[b], pairs[b] if pairs else None) for b in range(len(texts))]
+        long = [pairs is None and self.needs_windows(text) for text in texts]
+        results = {i: self.explain_long(texts[i]) for i, is_long in enumerate(long) if is_long}
+        short = [i for i, is_long in enumerate(long) if not is_long]
+        if short:
+            sub_pairs = [pairs[i] for i in short] if pairs is not None else None
+            batch, output = self.forward([texts[i] for i in short], sub_pairs, attentions)
+            for b, i in enumerate(short):
+                results[i] = self._explanation(batch, output, b, texts[i], pairs[i] if pairs else None)
+        return [results[i] for i in range(len(texts))]
+
+    @torch.no_grad()
+    def explain_long(self, text: str) -> Explanation:
+        """A single text in overlapping windows of :attr:`max_tokens` (stride from the config)."""
+        self.check_input(text, None)
+        plan = plan_windows(self.tokenizer, text, self.max_tokens, self.config.window_stride, self.config.max_span_width)
+        device = next(self.model.parameters()).device
+        output = self.model.forward_windows(
+            plan.input_ids.to(device),
+            plan.attention_mask.to(device),
+            plan.token_mask.to(device),
+            plan.span_starts.to(device),
+            plan.span_ends.to(device),
+        )
+        assert output.alpha is not None
+        flat_index = plan.global_index.reshape(-1).numpy()
+        starts = flat_index[plan.span_starts.numpy()]
+        ends = flat_index[plan.span_ends.numpy()]
+        count = plan.num_tokens
+        alpha = np.zeros((count, count), dtype=np.float32)  # float32: a 4,096-token text is 64 MB
+        span_mask = np.zeros((count, count), dtype=bool)
+        alpha[starts, ends] = output.alpha[0].float().cpu().numpy()
+        span_mask[starts, ends] = True
+        tokens = tuple(Token(text[a:b], a, b, 0, piece) for (a, b), piece in zip(plan.offsets, plan.pieces))
+        return Explanation(
+            text=text,
+            pair=None,
+            tokens=tokens,
+            label_names=tuple(self.config.label_names),
+            probabilities=torch.softmax(output.logits[0].float(), dim=-1).cpu().numpy(),
+            alpha=alpha,
+            span_mask=span_mask,
+            model_name=self.name,
+            windows=plan.window_starts,
+        )
 
     def _explanation(
         self, batch: EncodedBatch, output: ModelOutput, b: int, text: str, pair: str | None

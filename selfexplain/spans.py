@@ -24,8 +24,8 @@ from torch.utils.checkpoint import checkpoint
 
 SpanRepresentation = Literal["sic", "mean"]
 
-# Elements of one [B, chunk, H] span block; ~16M floats = 64 MB per live tensor.
-DEFAULT_CHUNK_ELEMENTS = 1 << 24
+# Elements of one [B, chunk, H] span block: 4M floats = 16 MB, small enough to stay near the cache.
+DEFAULT_CHUNK_ELEMENTS = 1 << 22
 
 
 @lru_cache(maxsize=64)
@@ -132,7 +132,12 @@ class SpanLayer(nn.Module):
             width = (ends - starts + 1).to(prefix.dtype).unsqueeze(-1)
             return (prefix[:, ends + 1] - prefix[:, starts]) / width
         left, right, gate = features
-        return torch.tanh(left[:, starts] + right[:, ends] + gate[:, starts] * gate[:, ends])
+        # In place on the fresh gathered block: one [B, K, H] buffer instead of five (autograd-safe:
+        # add/addcmul need no saved output, tanh_ saves its own result).
+        vectors = left.index_select(1, starts)
+        vectors.add_(right.index_select(1, ends))
+        vectors.addcmul_(gate.index_select(1, starts), gate.index_select(1, ends))
+        return vectors.tanh_()
 
     def _chunk(
         self,

@@ -1,0 +1,132 @@
+"""Run a model over a corpus once and reduce its attention to the anatomy statistics.
+
+One pass, batched: per batch the encoder returns ``L`` maps ``[B, H, N, N]``; they are
+stacked to ``[L, B, H, N, N]`` and folded into :class:`~selfexplain.anatomy.stats.StatsAccumulator`;
+with ``gradients`` the loss is back-propagated to the maps for the no-op test; the first
+``head_sentences`` sentences also feed the head-distance matrix.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from tqdm.auto import tqdm
+
+from selfexplain.anatomy.heads import head_distance_sums, mds_embedding, sep_gradient_sums
+from selfexplain.anatomy.stats import StatsAccumulator, punctuation_ids, roles_from_batch
+from selfexplain.data import Example
+from selfexplain.encoding import encode
+from selfexplain.pipeline import SelfExplainer
+
+
+@dataclass
+class AnatomyResult:
+    """Corpus statistics: ``stats`` maps a name to ``[L, H]``; ``sep_gradient`` ``[L, H]`` or None;
+    ``head_distance`` ``[K, K]`` mean JS (``K = L * H``) and ``mds`` ``[K, 2]`` or None."""
+
+    model: str
+    sentences: int
+    pair: bool
+    stats: dict[str, np.ndarray]
+    sep_gradient: np.ndarray | None = None
+    head_distance: np.ndarray | None = None
+    mds: np.ndarray | None = None
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        layers, heads = self.stats["cls"].shape
+        return int(layers), int(heads)
+
+    def save(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        data = {
+            "model": self.model,
+            "sentences": self.sentences,
+            "pair": self.pair,
+            "stats": {k: v.tolist() for k, v in self.stats.items()},
+        }
+        for name in ("sep_gradient", "head_distance", "mds"):
+            value = getattr(self, name)
+            data[name] = value.tolist() if value is not None else None
+        (folder / "attention_stats.json").write_text(json.dumps(data), encoding="utf-8")
+
+    @classmethod
+    def load(cls, folder: Path) -> AnatomyResult:
+        data = json.loads((folder / "attention_stats.json").read_text(encoding="utf-8"))
+        arrays = {
+            n: np.asarray(data[n]) if data.get(n) is not None else None
+            for n in ("sep_gradient", "head_distance", "mds")
+        }
+        stats = {k: np.asarray(v) for k, v in data["stats"].items()}
+        return cls(data["model"], int(data["sentences"]), bool(data["pair"]), stats, **arrays)
+
+
+def batches(examples: Sequence[Example], size: int) -> list[Sequence[Example]]:
+    return [examples[i : i + size] for i in range(0, len(examples), size)]
+
+
+def attention_anatomy(
+    explainer: SelfExplainer,
+    examples: Sequence[Example],
+    batch_size: int = 16,
+    gradients: bool = True,
+    head_sentences: int = 100,
+    seed: int = 0,
+    progress: bool = True,
+) -> AnatomyResult:
+    """Every statistic of :mod:`selfexplain.anatomy.stats` over ``examples`` (texts cut to fit)."""
+    model, tokenizer = explainer.model.eval(), explainer.tokenizer
+    device = next(model.parameters()).device
+    punct = punctuation_ids(tokenizer).to(device)
+    acc = StatsAccumulator()
+    grad_sum: torch.Tensor | None = None
+    grad_count = 0.0
+    dist_sum: torch.Tensor | None = None
+    dist_count = 0.0
+    seen = 0
+    for chunk in tqdm(batches(examples, batch_size), desc="attention", unit="batch", disable=not progress):
+        texts = [e.text for e in chunk]
+        pairs = [e.pair or "" for e in chunk] if explainer.config.pair else None
+        batch = encode(tokenizer, texts, pairs, explainer.max_tokens, truncate=True)
+        inputs = batch.model_inputs(device)
+        with torch.set_grad_enabled(gradients):
+            out = model(**inputs, output_attentions=True)
+            maps = out.attentions
+            assert maps is not None
+            if gradients:
+                for layer in maps:
+                    layer.retain_grad()
+                gold = [e.label for e in chunk]
+                labels = out.logits.argmax(dim=-1).detach()
+                if all(g is not None for g in gold):
+                    labels = torch.tensor(gold, device=device)
+                F.cross_entropy(out.logits, labels, reduction="sum").backward()
+        roles = roles_from_batch(
+            inputs["input_ids"], inputs["attention_mask"], inputs["token_mask"], inputs["segment_ids"], punct
+        )
+        stacked = torch.stack([m.detach() for m in maps]).cpu()
+        cpu_roles = type(roles)(*(t.cpu() for t in (roles.valid, roles.sep, roles.punct, roles.real, roles.segment)))
+        acc.add(stacked, cpu_roles)
+        if gradients:
+            part = sep_gradient_sums(tuple(maps), roles.sep, roles.valid).cpu()
+            grad_sum = part if grad_sum is None else grad_sum + part
+            grad_count += float((roles.valid.sum(1) * roles.sep.sum(1)).sum())
+            model.zero_grad(set_to_none=True)
+        if seen < head_sentences:
+            take = min(len(chunk), head_sentences - seen)
+            part_d, queries = head_distance_sums(stacked[:, :take], cpu_roles.valid[:take])
+            dist_sum = part_d if dist_sum is None else dist_sum + part_d
+            dist_count += queries
+            seen += take
+    distance = mds = None
+    if dist_sum is not None and dist_count:
+        distance = (dist_sum / dist_count).numpy()
+        mds = mds_embedding(np.sqrt(distance), seed)
+    sep_gradient = (grad_sum / max(grad_count, 1.0)).numpy() if grad_sum is not None else None
+    return AnatomyResult(explainer.name, acc.sentences, explainer.config.pair, acc.means(), sep_gradient, distance, mds)

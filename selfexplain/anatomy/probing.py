@@ -1,0 +1,171 @@
+"""Linear probes by layer (Lin et al., 2019, "Open Sesame") on a frozen encoder.
+
+Hidden states are computed once (batched, no grad) and cached as
+``sentence`` vectors ``[L+1, S, H]`` (mean over a sentence's real tokens; index 0 =
+embeddings) and a seeded sample of ``token`` vectors ``[L+1, T, H]``. Each probe is a
+multinomial logistic regression (standardised inputs, L2, full-batch L-BFGS), trained on
+a sentence-level train/test split so no sentence is in both.
+
+Tasks: ``label`` (the sentence label, pooled vector), ``position`` (which real-token
+position ``0 .. P-1`` a token is at) and ``top_span`` (is the token inside the model's
+highest-alpha span).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+import torch
+from tqdm.auto import tqdm
+
+from selfexplain.data import Example
+from selfexplain.encoding import encode
+from selfexplain.pipeline import SelfExplainer
+
+TASKS: tuple[str, ...] = ("label", "position", "top_span")
+
+
+@dataclass(frozen=True)
+class HiddenCache:
+    """Cached states: sentence ``[L+1, S, H]``, token ``[L+1, T, H]``; per sentence ``labels`` ``[S]``
+    (-1 when unknown); per token ``token_sentence``, ``token_position`` ``[T]`` and ``in_top_span`` ``[T]``."""
+
+    sentence: torch.Tensor
+    labels: torch.Tensor
+    token: torch.Tensor
+    token_sentence: torch.Tensor
+    token_position: torch.Tensor
+    in_top_span: torch.Tensor
+
+
+@torch.no_grad()
+def cache_hidden_states(
+    explainer: SelfExplainer,
+    examples: Sequence[Example],
+    batch_size: int = 32,
+    tokens_per_sentence: int = 8,
+    seed: int = 0,
+    progress: bool = True,
+) -> HiddenCache:
+    """One forward pass per batch; keeps pooled vectors and ``tokens_per_sentence`` random tokens a sentence."""
+    model = explainer.model.eval()
+    device = next(model.parameters()).device
+    generator = torch.Generator().manual_seed(seed)
+    sentence, token, sent_of, pos_of, in_span, labels = [], [], [], [], [], []
+    for start in tqdm(range(0, len(examples), batch_size), desc="hidden states", unit="batch", disable=not progress):
+        chunk = examples[start : start + batch_size]
+        pairs = [e.pair or "" for e in chunk] if explainer.config.pair else None
+        batch = encode(explainer.tokenizer, [e.text for e in chunk], pairs, explainer.max_tokens, truncate=True)
+        out = model(**batch.model_inputs(device), output_hidden_states=True)
+        states = torch.stack(out.hidden_states).float().cpu()  # [L+1, B, N, H]
+        real = batch.token_mask  # [B, N]
+        weights = real.float() / real.float().sum(1, keepdim=True).clamp_min(1)
+        sentence.append(torch.einsum("lbnh,bn->lbh", states, weights))
+        labels.append(torch.tensor([e.label if e.label is not None else -1 for e in chunk]))
+        position = real.long().cumsum(1) - 1  # real-token index of each position
+        span = torch.zeros_like(real)
+        if out.alpha is not None:
+            top = out.alpha.argmax(dim=1).cpu()
+            lo, hi = out.span_starts.cpu()[top], out.span_ends.cpu()[top]  # [B]
+            where = torch.arange(real.shape[1])
+            span = (where[None] >= lo[:, None]) & (where[None] <= hi[:, None]) & real
+        score = torch.rand(real.shape, generator=generator).masked_fill(~real, -1.0)
+        k = min(tokens_per_sentence, real.shape[1])
+        chosen_score, chosen = score.topk(k, dim=1)  # [B, k]
+        keep = chosen_score >= 0
+        rows = torch.arange(len(chunk))[:, None].expand_as(chosen)[keep]
+        cols = chosen[keep]
+        token.append(states[:, rows, cols])
+        sent_of.append(rows + start)
+        pos_of.append(position[rows, cols])
+        in_span.append(span[rows, cols])
+    return HiddenCache(
+        torch.cat(sentence, 1),
+        torch.cat(labels),
+        torch.cat(token, 1),
+        torch.cat(sent_of),
+        torch.cat(pos_of),
+        torch.cat(in_span).long(),
+    )
+
+
+def train_probe(
+    x_train: torch.Tensor, y_train: torch.Tensor, x_test: torch.Tensor, y_test: torch.Tensor, l2: float = 1e-3
+) -> float:
+    """Test accuracy of a logistic regression fit on ``x_train`` ``[n, H]`` / ``y_train`` ``[n]``."""
+    mean, std = x_train.mean(0), x_train.std(0).clamp_min(1e-6)
+    xtr, xte = (x_train - mean) / std, (x_test - mean) / std
+    classes = int(max(y_train.max(), y_test.max())) + 1
+    weight = torch.zeros(xtr.shape[1], classes, requires_grad=True)
+    bias = torch.zeros(classes, requires_grad=True)
+    optimiser = torch.optim.LBFGS([weight, bias], max_iter=100, line_search_fn="strong_wolfe")
+
+    def closure() -> torch.Tensor:
+        optimiser.zero_grad()
+        loss = torch.nn.functional.cross_entropy(xtr @ weight + bias, y_train) + l2 * weight.pow(2).sum()
+        loss.backward()
+        return loss
+
+    optimiser.step(closure)
+    with torch.no_grad():
+        return float(((xte @ weight + bias).argmax(1) == y_test).float().mean())
+
+
+def _split(count: int, test_fraction: float, seed: int) -> torch.Tensor:
+    """``[count]`` bool: True for the test sentences."""
+    order = torch.randperm(count, generator=torch.Generator().manual_seed(seed))
+    test = torch.zeros(count, dtype=torch.bool)
+    test[order[: max(1, int(round(count * test_fraction)))]] = True
+    return test
+
+
+def task_data(cache: HiddenCache, task: str, max_position: int = 10) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """``(x [L+1, n, H], y [n], sentence id [n])`` for one task."""
+    if task == "label":
+        keep = cache.labels >= 0
+        return cache.sentence[:, keep], cache.labels[keep], torch.nonzero(keep).squeeze(1)
+    if task == "position":
+        keep = cache.token_position < max_position
+        return cache.token[:, keep], cache.token_position[keep], cache.token_sentence[keep]
+    if task == "top_span":
+        return cache.token, cache.in_top_span, cache.token_sentence
+    raise ValueError(f"unknown probing task {task!r}; choose from {', '.join(TASKS)}")
+
+
+def probe_by_layer(
+    cache: HiddenCache,
+    tasks: Sequence[str] = TASKS,
+    seed: int = 0,
+    test_fraction: float = 0.2,
+    max_position: int = 10,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """One row per (task, layer): ``accuracy`` on the test sentences and the ``majority`` baseline
+    (the train set's most frequent class, scored on the test set)."""
+    test_sentences = _split(int(cache.sentence.shape[1]), test_fraction, seed)
+    rows = []
+    jobs = [(t, layer) for t in tasks for layer in range(cache.sentence.shape[0])]
+    data = {t: task_data(cache, t, max_position) for t in tasks}
+    for task, layer in tqdm(jobs, desc="probes", unit="probe", disable=not progress):
+        x, y, sentence_of = data[task]
+        if len(y) == 0:
+            continue
+        test = test_sentences[sentence_of]
+        if test.all() or not test.any():
+            continue
+        torch.manual_seed(seed)
+        accuracy = train_probe(x[layer][~test], y[~test], x[layer][test], y[test])
+        majority = int(torch.bincount(y[~test]).argmax())
+        rows.append(
+            {
+                "task": task,
+                "layer": layer,
+                "accuracy": accuracy,
+                "majority": float((y[test] == majority).float().mean()),
+                "train": int((~test).sum()),
+                "test": int(test.sum()),
+            }
+        )
+    return pd.DataFrame(rows, columns=["task", "layer", "accuracy", "majority", "train", "test"])

@@ -1,0 +1,45 @@
+"""Token attribution methods behind one verb: ``get_explainer(name).attribute(model, instance)``.
+
+``instance = prepare(model, text, pair)`` runs the input once (attentions included);
+every explainer returns token scores ``[T]`` for ``instance.target`` (higher = more
+important). The registry below is what the CLI and the app offer.
+"""
+
+from __future__ import annotations
+
+from selfexplain.errors import InvalidInputError
+from selfexplain.explainers.alpha import AlphaExplainer
+from selfexplain.explainers.attention_cls import AttentionCLSExplainer
+from selfexplain.explainers.attention_mean import AttentionMeanExplainer
+from selfexplain.explainers.base import Explainer, Instance, prepare
+from selfexplain.explainers.grad_x_input import GradXInputExplainer
+from selfexplain.explainers.gradient import GradientExplainer
+from selfexplain.explainers.integrated_gradients import IntegratedGradientsExplainer
+from selfexplain.explainers.loo import LeaveOneOutExplainer
+from selfexplain.explainers.random_baseline import RandomExplainer
+from selfexplain.explainers.rollout import RolloutExplainer
+
+EXPLAINERS: dict[str, type[Explainer]] = {
+    cls.name: cls
+    for cls in (
+        AlphaExplainer,
+        AttentionCLSExplainer,
+        AttentionMeanExplainer,
+        RolloutExplainer,
+        GradientExplainer,
+        GradXInputExplainer,
+        IntegratedGradientsExplainer,
+        LeaveOneOutExplainer,
+        RandomExplainer,
+    )
+}
+
+
+def get_explainer(name: str) -> Explainer:
+    """The registered explainer ``name`` with its default parameters."""
+    if name not in EXPLAINERS:
+        raise InvalidInputError(f"unknown explainer {name!r}; choose from {', '.join(EXPLAINERS)}")
+    return EXPLAINERS[name]()
+
+
+__all__ = ["EXPLAINERS", "Explainer", "Instance", "get_explainer", "prepare"]

@@ -1,0 +1,24 @@
+"""Leave-one-out: the drop in the target probability when one token is removed."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from selfexplain.explainers.base import Explainer, Instance
+from selfexplain.explainers.occlusion import Removal, predict_kept
+from selfexplain.pipeline import SelfExplainer
+
+
+class LeaveOneOutExplainer(Explainer):
+    """Score of token t = ``p_target(x) - p_target(x without t)``; all T occlusions run as one batch."""
+
+    name = "loo"
+    label = "Leave-one-out"
+
+    def __init__(self, removal: Removal = "delete") -> None:
+        self.removal = removal
+
+    def attribute(self, model: SelfExplainer, instance: Instance) -> np.ndarray:
+        keep = ~np.eye(instance.num_tokens, dtype=bool)
+        probs = predict_kept(model, instance, keep, self.removal)
+        return instance.probabilities[instance.target] - probs[:, instance.target]

@@ -1,0 +1,151 @@
+"""Experiments on the span layer itself: alpha is attention over spans that feeds the
+output layer directly, so the output is linear in alpha: ``logits = alpha @ L + b`` with
+``L`` ``[V, C]`` = each valid span's vector through the output layer. Everything below
+recomputes logits from a modified alpha with that identity (no encoder pass).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from selfexplain.explainers.base import Instance
+from selfexplain.faithfulness.metrics import first_flip, js_divergence, total_variation
+from selfexplain.pipeline import SelfExplainer
+from selfexplain.spans import span_validity
+
+
+@dataclass(frozen=True)
+class SpanView:
+    """``scores`` ``[V]`` interpretation logits o(i,j) (float64), ``alpha`` = softmax(scores) ``[V]``,
+    ``contributions`` ``L`` ``[V, C]``, ``bias`` ``[C]``; ``starts``/``ends`` ``[V]`` real-token indices."""
+
+    scores: np.ndarray
+    alpha: np.ndarray
+    contributions: np.ndarray
+    bias: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+
+    def logits(self, alpha: np.ndarray) -> np.ndarray:
+        """``[..., C]`` logits for alphas ``[..., V]``."""
+        return alpha @ self.contributions + self.bias
+
+
+def softmax(x: np.ndarray) -> np.ndarray:
+    z = np.exp(x - x.max(axis=-1, keepdims=True))
+    return z / z.sum(axis=-1, keepdims=True)
+
+
+@torch.no_grad()
+def span_view(model: SelfExplainer, instance: Instance) -> SpanView:
+    """The valid spans of ``instance`` with their alpha and output contributions."""
+    net, output = model.model, instance.output
+    if net.span_layer is None or output.hidden_states is None or output.span_starts is None:
+        raise ValueError("the alpha tests need a span-head model and hidden states")
+    layer = net.config.encoder_layer
+    hidden = output.hidden_states[layer]
+    valid = span_validity(instance.batch.token_mask, instance.batch.segment_ids, output.span_starts, output.span_ends)
+    starts, ends = output.span_starts[valid[0]], output.span_ends[valid[0]]
+    vectors = net.span_layer.span_vectors(net.span_layer.token_features(hidden), starts, ends)[0]  # [V, H]
+    contributions = (vectors @ net.output.weight.T).double().cpu().numpy()
+    scores = output.span_logits[0, valid[0]].double().cpu().numpy()
+    index_of = np.full(instance.batch.input_ids.shape[1], -1)
+    index_of[instance.positions] = np.arange(instance.num_tokens)
+    return SpanView(
+        scores,
+        softmax(scores),
+        contributions,
+        net.output.bias.double().cpu().numpy(),
+        index_of[starts.cpu().numpy()],
+        index_of[ends.cpu().numpy()],
+    )
+
+
+def removal_logits(view: SpanView, order: np.ndarray) -> np.ndarray:
+    """``[V - 1, C]``: logits after removing the first ``k = 1 .. V-1`` spans of ``order`` and
+    renormalising alpha over the rest (suffix sums of ``exp(o - max o)``, float64)."""
+    weights = np.exp(view.scores[order] - view.scores.max())
+    mass = np.cumsum(weights[::-1])[::-1]  # sum over order[k:]
+    weighted = np.cumsum((weights[:, None] * view.contributions[order])[::-1], axis=0)[::-1]
+    return weighted[1:] / mass[1:, None] + view.bias
+
+
+def four_way(view: SpanView, rng: np.random.Generator) -> dict[str, dict[str, float | bool]]:
+    """Remove spans by alpha, by d logit_pred / d alpha (= ``L[:, pred]``), by alpha x gradient and at
+    random until the decision flips: fraction of spans and of alpha mass removed (1.0 if never)."""
+    predicted = int(np.argmax(view.logits(view.alpha)))
+    gradient = view.contributions[:, predicted]
+    orders = {
+        "alpha": np.argsort(-view.alpha, kind="stable"),
+        "gradient": np.argsort(-gradient, kind="stable"),
+        "alpha_x_gradient": np.argsort(-(view.alpha * gradient), kind="stable"),
+        "random": rng.permutation(view.alpha.shape[0]),
+    }
+    count = view.alpha.shape[0]
+    results: dict[str, dict[str, float | bool]] = {}
+    for name, order in orders.items():
+        flip = first_flip(removal_logits(view, order).argmax(axis=1), predicted) if count > 1 else None
+        mass = float(view.alpha[order[:flip]].sum()) if flip is not None else 1.0
+        results[name] = {
+            "span_fraction": flip / count if flip is not None else 1.0,
+            "mass_fraction": mass,
+            "flipped": flip is not None,
+        }
+    return results
+
+
+def permutation_test(view: SpanView, rng: np.random.Generator, permutations: int = 100) -> dict[str, float]:
+    """Median total-variation distance of the output when alpha is permuted over the valid spans."""
+    original = softmax(view.logits(view.alpha))
+    shuffled = np.argsort(rng.random((permutations, view.alpha.shape[0])), axis=1)
+    distances = total_variation(softmax(view.logits(view.alpha[shuffled])), original)
+    return {"median_tvd": float(np.median(distances)), "max_alpha": float(view.alpha.max())}
+
+
+def adversarial_alpha(
+    view: SpanView, steps: int = 100, restarts: int = 4, tolerance: float = 0.01, seed: int = 0
+) -> dict[str, float]:
+    """Gradient search (Adam on span logits, ``restarts`` in one batch) for the alpha with the
+    largest JS from the model's alpha whose output stays within TVD <= ``tolerance``."""
+    generator = torch.Generator().manual_seed(seed)
+    base = torch.from_numpy(view.scores)
+    alpha = torch.from_numpy(view.alpha)
+    contributions, bias = torch.from_numpy(view.contributions), torch.from_numpy(view.bias)
+    original = torch.softmax(alpha @ contributions + bias, dim=-1)
+    logits = (base + 2.0 * torch.randn(restarts, base.shape[0], generator=generator, dtype=base.dtype)).requires_grad_()
+    optimiser = torch.optim.Adam([logits], lr=0.1)
+    best = 0.0
+    for _ in range(steps):
+        candidate = torch.softmax(logits, dim=-1)
+        tvd = 0.5 * (torch.softmax(candidate @ contributions + bias, dim=-1) - original).abs().sum(dim=-1)
+        mix = 0.5 * (candidate + alpha)
+        js = 0.5 * (candidate * (candidate.clamp_min(1e-30).log() - mix.log())).sum(-1) + 0.5 * (
+            alpha * (alpha.clamp_min(1e-30).log() - mix.log())
+        ).sum(-1)
+        feasible = tvd <= tolerance
+        if bool(feasible.any()):
+            best = max(best, float(js.detach()[feasible].max()))
+        loss = (-js + 100.0 * torch.relu(tvd - tolerance)).sum()
+        optimiser.zero_grad()
+        loss.backward()
+        optimiser.step()
+    return {"adversarial_js": best, "js_max": float(np.log(2.0))}
+
+
+def uniform_prediction(view: SpanView) -> int:
+    """The predicted class when alpha is replaced by the uniform distribution over the valid spans."""
+    return int(np.argmax(view.contributions.mean(axis=0) + view.bias))
+
+
+def best_window(scores: np.ndarray, length: int) -> tuple[int, int]:
+    """The contiguous ``length``-token window with the highest score sum -> ``(start, end)`` inclusive."""
+    sums = np.convolve(scores, np.ones(length), mode="valid")
+    start = int(np.argmax(sums))
+    return start, start + length - 1
+
+
+def js(p: np.ndarray, q: np.ndarray) -> float:
+    return float(js_divergence(p, q))

@@ -1,0 +1,68 @@
+"""``selfexplain faithfulness``: run the lab over a data file, resumably, and write the report."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+DEFAULT_EXPLAINERS = "alpha,attention_cls,attention_mean,rollout,gradient,grad_x_input,integrated_gradients,loo,random"
+
+
+def add_command(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "faithfulness", help="faithfulness metrics of alpha and other explainers (resumes if OUT holds a run)"
+    )
+    parser.add_argument("--model", default=None, help="shipped model name or model folder")
+    parser.add_argument("--data", required=True, help="data file (SST lines, CSV, TSV, JSONL)")
+    parser.add_argument("--out", required=True, type=Path, help="output folder (results.jsonl, summary.csv, plots)")
+    parser.add_argument("--limit", type=int, default=None, help="use the first N examples")
+    parser.add_argument("--explainers", default=DEFAULT_EXPLAINERS, help="comma-separated registry names")
+    parser.add_argument("--removal", choices=["delete", "mask"], default="delete", help="how tokens are removed")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-alpha-tests", action="store_true", help="skip the span-layer experiments")
+    parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+    parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--text-column", default="text")
+    parser.add_argument("--pair-column", default=None)
+    parser.add_argument("--label-column", default="label")
+    parser.set_defaults(handler=run_faithfulness)
+
+
+def run_faithfulness(args: argparse.Namespace) -> int:
+    import torch
+    from tqdm import tqdm
+
+    from selfexplain.data import read_examples
+    from selfexplain.errors import InvalidInputError
+    from selfexplain.faithfulness.experiment import LabOptions, run_lab
+    from selfexplain.faithfulness.report import markdown_table, write_report
+    from selfexplain.pipeline import load_model
+
+    if args.limit is not None and args.limit < 1:
+        raise InvalidInputError("--limit must be at least 1")
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    model = load_model(args.model)
+    examples = read_examples(
+        args.data,
+        text_column=args.text_column,
+        pair_column=args.pair_column,
+        label_column=args.label_column,
+        label_names=model.config.label_names,
+        split="test",
+    )[: args.limit]
+    names = tuple(n.strip() for n in args.explainers.split(",") if n.strip())
+    options = LabOptions(explainers=names, removal=args.removal, seed=args.seed, alpha_tests=not args.no_alpha_tests)
+    bar = tqdm(total=len(examples), desc="faithfulness", unit="ex", disable=args.no_progress)
+
+    def progress(done: int, total: int) -> None:
+        bar.update(done - bar.n)
+
+    try:
+        rows = run_lab(model, examples, options, args.out, progress)
+    finally:
+        bar.close()
+    tables = write_report(rows, args.out)
+    print(markdown_table(tables["summary"]), end="")
+    print(f"{len(rows)} examples; results, tables and plots in {args.out}")
+    return 0

@@ -1,0 +1,166 @@
+"""Run the lab over inputs: one JSON row per input, appended to ``results.jsonl`` so a killed
+run resumes where it stopped (rows are keyed by input index; a torn last line is dropped)."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from selfexplain.data import Example
+from selfexplain.errors import InvalidInputError
+from selfexplain.explainers import EXPLAINERS, get_explainer, prepare
+from selfexplain.explainers.attention_cls import AttentionCLSExplainer
+from selfexplain.explainers.occlusion import REMOVALS, Removal, predict_kept
+from selfexplain.explainers.random_baseline import instance_rng
+from selfexplain.faithfulness import alpha_tests
+from selfexplain.faithfulness.metrics import kendall_tau, ranking
+from selfexplain.faithfulness.tokens import token_experiments
+from selfexplain.pipeline import SelfExplainer
+
+RESULTS_FILE = "results.jsonl"
+RUN_FILE = "run.json"
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class LabOptions:
+    """``explainers``: registry names; ``removal``: delete (default) or mask; ``seed`` for the
+    random explainer, random token and random span order; ``alpha_tests``: run the span-layer
+    experiments (span-head models); ``permutations``/``adversarial_steps`` for those."""
+
+    explainers: tuple[str, ...] = tuple(EXPLAINERS)
+    removal: Removal = "delete"
+    seed: int = 0
+    alpha_tests: bool = True
+    permutations: int = 100
+    adversarial_steps: int = 100
+    top_tokens: int = 5
+    extra: dict[str, str] = field(default_factory=dict)
+
+    def check(self) -> None:
+        unknown = [n for n in self.explainers if n not in EXPLAINERS]
+        if unknown or not self.explainers:
+            raise InvalidInputError(f"unknown explainers {unknown}; choose from {', '.join(EXPLAINERS)}")
+        if self.removal not in REMOVALS:
+            raise InvalidInputError(f"removal must be one of {', '.join(REMOVALS)}")
+
+
+def analyse(model: SelfExplainer, example: Example, index: int, options: LabOptions) -> dict[str, object]:
+    """Every metric for one input (target = the predicted class) -> one JSON-ready row."""
+    instance = prepare(model, example.text, example.pair)
+    rng = instance_rng(options.seed, instance)
+    scores = {name: get_explainer(name).attribute(model, instance) for name in options.explainers}
+    random_token = int(rng.integers(instance.num_tokens))
+    tokens = token_experiments(model, instance, scores, random_token, options.removal)
+    names = list(scores)
+    tau = {f"{a}|{b}": kendall_tau(scores[a], scores[b]) for i, a in enumerate(names) for b in names[i + 1 :]}
+    row: dict[str, object] = {
+        "index": index,
+        "text": example.text,
+        "pair": example.pair,
+        "label": example.label,
+        "predicted": instance.target,
+        "probabilities": np.round(instance.probabilities, 6).tolist(),
+        "tokens": instance.tokens,
+        "explainers": {
+            name: {**tokens[name], "top": ranking(scores[name])[: options.top_tokens].tolist()} for name in names
+        },
+        "scores": {name: np.round(scores[name], 6).tolist() for name in names},
+        "tau": {k: (None if np.isnan(v) else round(v, 6)) for k, v in tau.items()},
+    }
+    if options.alpha_tests and model.config.head == "span":
+        row["alpha"] = _alpha_row(model, instance, rng, options)
+    return row
+
+
+def _alpha_row(model: SelfExplainer, instance, rng: np.random.Generator, options: LabOptions) -> dict[str, object]:
+    view = alpha_tests.span_view(model, instance)
+    best = int(np.argmax(view.alpha))
+    start, end = int(view.starts[best]), int(view.ends[best])
+    attention = AttentionCLSExplainer().attribute(model, instance)
+    a_start, a_end = alpha_tests.best_window(attention, end - start + 1)
+    count = instance.num_tokens
+    only = np.zeros((2, count), dtype=bool)
+    only[0, start : end + 1] = True
+    only[1, a_start : a_end + 1] = True
+    probs = predict_kept(model, instance, np.concatenate([only, ~only]), options.removal)
+    target = instance.target
+    return {
+        "four_way": alpha_tests.four_way(view, rng),
+        **alpha_tests.permutation_test(view, rng, options.permutations),
+        **alpha_tests.adversarial_alpha(view, options.adversarial_steps, seed=options.seed),
+        "uniform_predicted": alpha_tests.uniform_prediction(view),
+        "top_span": [start, end],
+        "top_attention_span": [a_start, a_end],
+        "top_span_predicted": int(probs[0].argmax()),
+        "top_attention_span_predicted": int(probs[1].argmax()),
+        "span_drop_alpha": float(instance.probabilities[target] - probs[2, target]),
+        "span_drop_attention": float(instance.probabilities[target] - probs[3, target]),
+        "num_spans": int(view.alpha.shape[0]),
+    }
+
+
+def read_rows(path: Path) -> list[dict[str, object]]:
+    """Rows of a results file; an unparsable last line (a killed write) is ignored."""
+    if not path.is_file():
+        return []
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            break
+    return rows
+
+
+def _truncate_torn_tail(path: Path, rows: list[dict[str, object]]) -> None:
+    """Rewrite the file with only the parsed rows when its tail is torn."""
+    good = "".join(json.dumps(r) + "\n" for r in rows)
+    if path.read_text(encoding="utf-8") != good:
+        path.write_text(good, encoding="utf-8")
+
+
+def run_lab(
+    model: SelfExplainer,
+    examples: Sequence[Example],
+    options: LabOptions,
+    out: Path | None = None,
+    progress: Progress | None = None,
+) -> list[dict[str, object]]:
+    """Analyse every example (skipping those already in ``out/results.jsonl``); rows by index."""
+    options.check()
+    done: dict[int, dict[str, object]] = {}
+    handle = None
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        settings = {"model": model.name, "examples": len(examples), **asdict(options)}
+        settings["explainers"] = list(options.explainers)
+        run_file, results = out / RUN_FILE, out / RESULTS_FILE
+        if run_file.is_file() and json.loads(run_file.read_text(encoding="utf-8")) != settings:
+            raise InvalidInputError(f"{out} holds a run with other settings; choose another --out folder")
+        run_file.write_text(json.dumps(settings, indent=2), encoding="utf-8")
+        rows = read_rows(results)
+        if results.is_file():
+            _truncate_torn_tail(results, rows)
+        done = {int(r["index"]): r for r in rows}
+        handle = results.open("a", encoding="utf-8")
+    try:
+        for index, example in enumerate(examples):
+            if index not in done:
+                row = analyse(model, example, index, options)
+                done[index] = row
+                if handle is not None:
+                    handle.write(json.dumps(row) + "\n")
+                    handle.flush()
+                    os.fsync(handle.fileno())
+            if progress is not None:
+                progress(index + 1, len(examples))
+    finally:
+        if handle is not None:
+            handle.close()
+    return [done[i] for i in sorted(done) if i < len(examples)]

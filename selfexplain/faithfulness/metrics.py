@@ -1,0 +1,72 @@
+"""Pure definitions of the faithfulness metrics (numpy in, numbers out; no model).
+
+``p`` are class-probability vectors ``[C]`` (or ``[K, C]``); ``scores`` token scores ``[T]``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.stats import kendalltau
+
+ERASER_FRACTIONS: tuple[float, ...] = (0.01, 0.05, 0.10, 0.20, 0.50)
+CURVE_POINTS = np.linspace(0.0, 1.0, 11)
+
+
+def ranking(scores: np.ndarray) -> np.ndarray:
+    """Token indices by descending score, ties broken by position (stable)."""
+    return np.argsort(-np.asarray(scores, dtype=np.float64), kind="stable")
+
+
+def bin_sizes(count: int, fractions: tuple[float, ...] = ERASER_FRACTIONS) -> np.ndarray:
+    """Tokens in each ERASER bin: ``k = max(1, ceil(f * T))`` for each fraction ``f``."""
+    return np.array([max(1, math.ceil(f * count - 1e-9)) for f in fractions])
+
+
+def top_k_masks(order: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """``[K, T]`` bool: row ``r`` is True on the ``sizes[r]`` top-ranked tokens of ``order``."""
+    rank_of = np.empty_like(order)
+    rank_of[order] = np.arange(order.shape[0])
+    return rank_of[None, :] < np.asarray(sizes)[:, None]
+
+
+def aopc(full: float, perturbed: np.ndarray) -> float:
+    """Mean over bins of ``full - perturbed[b]`` (the target probability before and after)."""
+    return float(np.mean(full - np.asarray(perturbed, dtype=np.float64)))
+
+
+def js_divergence(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Jensen-Shannon divergence (natural log, in [0, ln 2]) along the last axis."""
+    p, q = np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)
+    m = 0.5 * (p + q)
+
+    def kl(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.sum(np.where(a > 0, a * (np.log(np.clip(a, 1e-300, None)) - np.log(np.clip(b, 1e-300, None))), 0), -1)
+
+    return 0.5 * kl(p, m) + 0.5 * kl(q, m)
+
+
+def total_variation(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """``0.5 * sum |p - q|`` along the last axis."""
+    return 0.5 * np.abs(np.asarray(p, dtype=np.float64) - np.asarray(q, dtype=np.float64)).sum(axis=-1)
+
+
+def first_flip(predicted: np.ndarray, original: int) -> int | None:
+    """1-based index of the first step whose prediction differs from ``original``, None if none does."""
+    changed = np.flatnonzero(np.asarray(predicted) != original)
+    return int(changed[0]) + 1 if changed.size else None
+
+
+def curve_on_grid(values: np.ndarray) -> np.ndarray:
+    """Resample a perturbation curve (``values[k]`` after removing ``k`` of ``T`` tokens, k = 0..T)
+    onto :data:`CURVE_POINTS` fractions by linear interpolation -> ``[11]``."""
+    values = np.asarray(values, dtype=np.float64)
+    return np.interp(CURVE_POINTS, np.linspace(0.0, 1.0, values.shape[0]), values)
+
+
+def kendall_tau(a: np.ndarray, b: np.ndarray) -> float:
+    """Kendall tau-b of two score vectors; NaN when either is constant or has under 2 items."""
+    if len(a) < 2 or np.ptp(a) == 0 or np.ptp(b) == 0:
+        return float("nan")
+    return float(kendalltau(a, b).statistic)

@@ -1,0 +1,48 @@
+"""Write a finished run's tables and figures into its folder (CSV, Markdown, HTML; PNG when
+plotly can export images, i.e. with kaleido installed)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from selfexplain.faithfulness import figures, summary
+
+
+def markdown_table(frame: pd.DataFrame, digits: int = 4) -> str:
+    """A GitHub Markdown table (no tabulate dependency)."""
+    columns = [str(c) for c in frame.columns]
+    lines = ["| " + " | ".join(columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]
+    for values in frame.itertuples(index=False):
+        cells = [f"{v:.{digits}f}" if isinstance(v, float) else str(v) for v in values]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def write_report(rows: Sequence[dict], out: Path) -> dict[str, pd.DataFrame]:
+    """Write summary.csv/.md, tau.csv, alpha_tests.csv and the figures; return the tables."""
+    tables = {
+        "summary": summary.summary_table(rows),
+        "tau": summary.tau_matrix(rows),
+        "alpha_tests": summary.alpha_table(rows),
+    }
+    tables["summary"].to_csv(out / "summary.csv", index=False)
+    tables["tau"].to_csv(out / "tau.csv")
+    tables["alpha_tests"].to_csv(out / "alpha_tests.csv", index=False)
+    text = "## Faithfulness by explainer\n\n" + markdown_table(tables["summary"])
+    text += "\n## Tests on alpha (span layer)\n\n" + markdown_table(tables["alpha_tests"])
+    (out / "summary.md").write_text(text, encoding="utf-8")
+    plots = {
+        "curves": figures.curve_figure(summary.curve_table(rows)),
+        "flips": figures.flip_figure(summary.flip_table(rows)),
+        "tau": figures.tau_figure(tables["tau"]),
+    }
+    for name, fig in plots.items():
+        fig.write_html(out / f"{name}.html", include_plotlyjs="cdn")
+        try:
+            fig.write_image(out / f"{name}.png")
+        except (ImportError, ValueError, RuntimeError):
+            pass  # static export needs kaleido; HTML is always written
+    return tables

@@ -1,0 +1,143 @@
+"""Result rows -> tables: one row per explainer, the Kendall tau matrix, the alpha tests,
+mean perturbation curves and the per-example drill-down."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from selfexplain.faithfulness.metrics import CURVE_POINTS
+
+Rows = Sequence[dict]
+TOKEN_METRICS = ("comprehensiveness", "sufficiency", "flip_fraction", "never_flip", "js_difference", "js_positive")
+
+
+def explainer_names(rows: Rows) -> list[str]:
+    return list(rows[0]["explainers"]) if rows else []
+
+
+def summary_table(rows: Rows) -> pd.DataFrame:
+    """One row per explainer: mean comprehensiveness (higher = more faithful), sufficiency
+    (lower = better), flip fraction (lower = better; never-flips count as 1), share never
+    flipped, mean JS(top) - JS(random) and the share of inputs where it is positive,
+    mean Kendall tau with leave-one-out."""
+    records = []
+    for name in explainer_names(rows):
+        per = [r["explainers"][name] for r in rows]
+        taus = [_tau(r, name, "loo") for r in rows]
+        records.append(
+            {
+                "explainer": name,
+                "comprehensiveness": np.mean([p["comprehensiveness"] for p in per]),
+                "sufficiency": np.mean([p["sufficiency"] for p in per]),
+                "flip_fraction": np.mean([p["flip_fraction"] for p in per]),
+                "never_flip": np.mean([not p["flipped"] for p in per]),
+                "js_difference": np.mean([p["js_difference"] for p in per]),
+                "js_positive": np.mean([p["js_difference"] > 0 for p in per]),
+                "tau_loo": np.nanmean(taus) if np.isfinite(taus).any() else np.nan,
+                "examples": len(per),
+            }
+        )
+    return pd.DataFrame.from_records(records)
+
+
+def _tau(row: dict, a: str, b: str) -> float:
+    if a == b:
+        return 1.0
+    value = row["tau"].get(f"{a}|{b}", row["tau"].get(f"{b}|{a}"))
+    return np.nan if value is None else float(value)
+
+
+def tau_matrix(rows: Rows) -> pd.DataFrame:
+    """Mean (over inputs, NaNs skipped) Kendall tau between every pair of explainers."""
+    names = explainer_names(rows)
+    values = np.array([[[_tau(r, a, b) for b in names] for a in names] for r in rows])
+    with np.errstate(all="ignore"):
+        mean = np.nanmean(values, axis=0) if len(rows) else np.zeros((0, 0))
+    return pd.DataFrame(mean, index=names, columns=names)
+
+
+def curve_table(rows: Rows) -> pd.DataFrame:
+    """Long table: explainer, fraction of tokens removed (top first), mean target probability."""
+    records = []
+    for name in explainer_names(rows):
+        mean = np.mean([r["explainers"][name]["curve"] for r in rows], axis=0)
+        records += [{"explainer": name, "fraction_removed": f, "probability": p} for f, p in zip(CURVE_POINTS, mean)]
+    return pd.DataFrame.from_records(records)
+
+
+def flip_table(rows: Rows) -> pd.DataFrame:
+    """Long table: explainer, example index, flip fraction, flipped."""
+    return pd.DataFrame.from_records(
+        {"explainer": n, "index": r["index"], "flip_fraction": e["flip_fraction"], "flipped": e["flipped"]}
+        for r in rows
+        for n, e in r["explainers"].items()
+    )
+
+
+def alpha_table(rows: Rows) -> pd.DataFrame:
+    """The span-layer tests, one row per measure (empty when no row has them)."""
+    tests = [r for r in rows if "alpha" in r]
+    if not tests:
+        return pd.DataFrame(columns=["test", "value"])
+    a = [r["alpha"] for r in tests]
+    records = [
+        (f"flip: span fraction removed, order {k}", np.mean([x["four_way"][k]["span_fraction"] for x in a]))
+        for k in a[0]["four_way"]
+    ]
+    records += [
+        (f"flip: alpha mass removed, order {k}", np.mean([x["four_way"][k]["mass_fraction"] for x in a]))
+        for k in a[0]["four_way"]
+    ]
+    records += [
+        (f"flip: share never flipped, order {k}", np.mean([not x["four_way"][k]["flipped"] for x in a]))
+        for k in a[0]["four_way"]
+    ]
+    records += [
+        ("permutation: median TVD (mean over inputs)", np.mean([x["median_tvd"] for x in a])),
+        ("permutation: mean max alpha", np.mean([x["max_alpha"] for x in a])),
+        ("adversarial alpha: mean best JS at TVD <= 0.01", np.mean([x["adversarial_js"] for x in a])),
+        (
+            "uniform alpha: agreement with the model's prediction",
+            np.mean([x["uniform_predicted"] == r["predicted"] for x, r in zip(a, tests)]),
+        ),
+        (
+            "top-1 alpha span alone: agreement with the prediction",
+            np.mean([x["top_span_predicted"] == r["predicted"] for x, r in zip(a, tests)]),
+        ),
+        (
+            "top-1 attention span alone: agreement with the prediction",
+            np.mean([x["top_attention_span_predicted"] == r["predicted"] for x, r in zip(a, tests)]),
+        ),
+        ("span deletion: probability drop, top alpha span", np.mean([x["span_drop_alpha"] for x in a])),
+        ("span deletion: probability drop, top attention span", np.mean([x["span_drop_attention"] for x in a])),
+    ]
+    labelled = [(x, r) for x, r in zip(a, tests) if r.get("label") is not None]
+    if labelled:
+        records += [
+            ("accuracy: full model", np.mean([r["predicted"] == r["label"] for _, r in labelled])),
+            ("accuracy: uniform alpha", np.mean([x["uniform_predicted"] == r["label"] for x, r in labelled])),
+            ("accuracy: top-1 alpha span only", np.mean([x["top_span_predicted"] == r["label"] for x, r in labelled])),
+            (
+                "accuracy: top-1 attention span only",
+                np.mean([x["top_attention_span_predicted"] == r["label"] for x, r in labelled]),
+            ),
+        ]
+    return pd.DataFrame(records, columns=["test", "value"])
+
+
+def drilldown_table(row: dict) -> pd.DataFrame:
+    """One input: each explainer's top tokens (in rank order) side by side with its metrics."""
+    tokens = row["tokens"]
+    return pd.DataFrame.from_records(
+        {
+            "explainer": name,
+            "top tokens": " · ".join(tokens[i] for i in e["top"]),
+            "comprehensiveness": e["comprehensiveness"],
+            "sufficiency": e["sufficiency"],
+            "flip_fraction": e["flip_fraction"],
+        }
+        for name, e in row["explainers"].items()
+    )

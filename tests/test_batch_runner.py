@@ -1,0 +1,160 @@
+"""The batch runner: records, resume after a kill, sharding across processes, the CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers import make_explainer
+
+import selfexplain.batch.runner as runner
+from selfexplain.batch.reader import BatchInputError, RowReader
+from selfexplain.batch.records import entropy
+from selfexplain.batch.runner import BatchOptions, explain_window, iter_records, run_batch
+from selfexplain.checkpoint import save_model
+from selfexplain.cli import main
+from selfexplain.pipeline import SelfExplainer
+
+WORDS = "good bad plot actors boring lovely slow fun dull bright story film".split()
+
+
+def corpus(path: Path, rows: int = 23, seed: int = 0) -> Path:
+    rng = np.random.default_rng(seed)
+    lines = ["text,label"]
+    for i in range(rows):
+        text = " ".join(rng.choice(WORDS, size=int(rng.integers(2, 9))))
+        lines.append(f"{text},{i % 5}" if i != 7 else ",3")  # row 8 has an empty text
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+OPTIONS = BatchOptions(top_k=3, batch_size=2, window=4, attention=True)
+
+
+def test_records_are_in_input_order_with_predictions_and_errors(tiny_explainer: SelfExplainer, tmp_path: Path) -> None:
+    rows = list(RowReader(corpus(tmp_path / "d.csv", 8), label_column="label"))
+    records = explain_window(tiny_explainer, rows, OPTIONS)
+    assert [r["index"] for r in records] == list(range(8))
+    assert records[7]["error"] == "row 8 (line 9): empty text in column 'text'" and records[7]["label"] is None
+    for row, record in zip(rows[:7], records[:7]):
+        single = tiny_explainer.explain(row.text, attentions=True)
+        assert record["label"] == single.label and record["gold"] == tiny_explainer.config.label_names[int(row.gold)]
+        assert record["correct"] == (record["gold"] == record["label"])
+        assert record["confidence"] == pytest.approx(single.confidence, abs=1e-5)
+        assert [s["text"] for s in record["spans"]] == [s.text for s in single.top_spans(3)]
+        assert record["alpha_entropy"] == pytest.approx(entropy(single.alpha[single.span_mask]), abs=1e-5)
+        assert 0 <= record["attention_in_top_span"] <= 1
+        assert record["top_attention_token"]["text"] in row.text
+
+
+def test_entropy() -> None:
+    assert entropy(np.array([1.0, 0.0])) == 0.0
+    assert entropy(np.array([1.0, 1.0, 1.0, 1.0])) == pytest.approx(np.log(4))
+    assert entropy(np.array([])) == 0.0
+
+
+def test_unknown_gold_label_is_a_row_error(tiny_explainer: SelfExplainer, tmp_path: Path) -> None:
+    path = tmp_path / "d.csv"
+    path.write_text("text,label\nfine film,positive\nok film,great\n", encoding="utf-8")
+    records = explain_window(tiny_explainer, list(RowReader(path, label_column="label")), OPTIONS)
+    assert records[0]["gold"] == "positive" and records[0]["error"] is None
+    assert records[1]["error"].startswith("row 2 (line 3): gold label 'great' is not a label of this model")
+
+
+def test_resume_after_kill_gives_the_uninterrupted_output(
+    tiny_explainer: SelfExplainer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = corpus(tmp_path / "d.csv")
+    reader = RowReader(data, label_column="label")
+    full = tmp_path / "full.jsonl"
+    assert run_batch(tiny_explainer, reader, full, OPTIONS, progress=False) == 23
+    real, calls = runner.explain_window, {"n": 0}
+
+    def dying(*args: object, **kwargs: object) -> list:
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt  # killed while explaining the third window
+        return real(*args, **kwargs)
+
+    out = tmp_path / "resumed.jsonl"
+    monkeypatch.setattr(runner, "explain_window", dying)
+    with pytest.raises(KeyboardInterrupt):
+        run_batch(tiny_explainer, reader, out, OPTIONS, progress=False)
+    assert len(list(iter_records(out))) == 8
+    with out.open("ab") as handle:  # a kill in the middle of a write leaves half a line
+        handle.write(b'{"index": 8, "li')
+    monkeypatch.setattr(runner, "explain_window", real)
+    assert run_batch(tiny_explainer, reader, out, OPTIONS, progress=False) == 15
+    assert out.read_bytes() == full.read_bytes()
+    assert [r["index"] for r in iter_records(out)] == list(range(23))
+    assert run_batch(tiny_explainer, reader, out, OPTIONS, progress=False) == 0  # complete: nothing to do
+
+
+def test_resume_refuses_other_settings_and_foreign_files(tiny_explainer: SelfExplainer, tmp_path: Path) -> None:
+    reader = RowReader(corpus(tmp_path / "d.csv", 5), label_column="label")
+    out = tmp_path / "o.jsonl"
+    run_batch(tiny_explainer, reader, out, OPTIONS, progress=False)
+    with pytest.raises(BatchInputError, match=r"holds a run with other settings \(top_k\)"):
+        run_batch(tiny_explainer, reader, out, BatchOptions(top_k=5, batch_size=2, window=4, attention=True))
+    foreign = tmp_path / "notes.jsonl"
+    foreign.write_text("my notes\n")
+    with pytest.raises(BatchInputError, match="not a resumable batch output"):
+        run_batch(tiny_explainer, reader, foreign, OPTIONS, progress=False)
+
+
+def test_two_shards_merge_into_the_single_process_output(tiny_explainer: SelfExplainer, tmp_path: Path) -> None:
+    reader = RowReader(corpus(tmp_path / "d.csv"), label_column="label")
+    single = tmp_path / "single.jsonl"
+    run_batch(tiny_explainer, reader, single, OPTIONS, progress=False)
+    sharded = tmp_path / "sharded.jsonl"
+    # what two processes do: each explains its windows; rank 0 merges once both are complete
+    assert run_batch(tiny_explainer, reader, sharded, OPTIONS, rank=1, world=2, progress=False) == 11
+    assert run_batch(tiny_explainer, reader, sharded, OPTIONS, rank=0, world=2, progress=False) == 12
+    assert sharded.read_bytes() == single.read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "d.csv",
+        "sharded.jsonl",
+        "sharded.jsonl.progress.json",
+        "single.jsonl",
+        "single.jsonl.progress.json",
+    ]
+
+
+def test_merge_refuses_an_unfinished_shard(tiny_explainer: SelfExplainer, tmp_path: Path) -> None:
+    reader = RowReader(corpus(tmp_path / "d.csv"), label_column="label")
+    with pytest.raises(BatchInputError, match=r"part1-of-2: this shard did not finish"):
+        run_batch(tiny_explainer, reader, tmp_path / "o.jsonl", OPTIONS, rank=0, world=2, progress=False)
+
+
+@pytest.fixture(scope="module")
+def model_dir(tiny_encoder: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    explainer = make_explainer(tiny_encoder, seed=3)
+    directory = tmp_path_factory.mktemp("batch-model") / "tiny-sst"
+    save_model(explainer.model, explainer.tokenizer, directory)
+    return directory
+
+
+def test_cli_explains_a_file_and_prints_a_summary(
+    model_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = corpus(tmp_path / "d.csv", 6)
+    out = tmp_path / "o.jsonl"
+    args = ["batch", str(data), "--model", str(model_dir), "--out", str(out), "--label-column", "label"]
+    assert main([*args, "--top-k", "0", "--batch-size", "4", "--no-progress"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert (summary["rows"], summary["explained"], summary["errors"], summary["labelled"]) == (6, 6, 0, 6)
+    records = list(iter_records(out))
+    assert [len(r["spans"]) for r in records] == [r["num_valid_spans"] for r in records]  # --top-k 0 keeps all
+
+
+def test_cli_bad_input_exits_2_naming_file_and_row(
+    model_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "bad.csv"
+    data.write_bytes(b"text\nok\n\xff\xfe\n")
+    assert main(["batch", str(data), "--model", str(model_dir), "--out", str(tmp_path / "o.jsonl")]) == 2
+    assert "bad.csv: line 3: not UTF-8 text" in capsys.readouterr().err
+    assert main(["batch", str(data), "--model", str(model_dir), "--out", "o", "--text-column", "x"]) == 2
+    assert "no column 'x' (columns: text)" in capsys.readouterr().err

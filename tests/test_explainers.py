@@ -1,0 +1,101 @@
+"""Explainers on a tiny random model: registry, shapes, hand-checkable identities."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from selfexplain.errors import InvalidInputError
+from selfexplain.explainers import EXPLAINERS, get_explainer, prepare
+from selfexplain.explainers.alpha import covering_mass
+from selfexplain.explainers.integrated_gradients import IntegratedGradientsExplainer
+from selfexplain.explainers.occlusion import perturbed_inputs, predict_kept
+
+TEXT = "The visuals are gorgeous, but the story is thin."
+
+
+def test_registry_names_and_unknown_name() -> None:
+    assert list(EXPLAINERS) == [
+        "alpha",
+        "attention_cls",
+        "attention_mean",
+        "rollout",
+        "gradient",
+        "grad_x_input",
+        "integrated_gradients",
+        "loo",
+        "random",
+    ]
+    with pytest.raises(InvalidInputError, match="unknown explainer"):
+        get_explainer("shap")
+
+
+@pytest.mark.parametrize("name", list(EXPLAINERS))
+def test_every_explainer_scores_every_token(tiny_explainer, name: str) -> None:
+    instance = prepare(tiny_explainer, TEXT)
+    scores = get_explainer(name).attribute(tiny_explainer, instance)
+    assert scores.shape == (instance.num_tokens,) and np.isfinite(scores).all()
+    if name in ("attention_cls", "attention_mean", "rollout", "gradient"):
+        assert (scores >= 0).all()
+
+
+def test_alpha_scores_match_the_explanation(tiny_explainer) -> None:
+    instance = prepare(tiny_explainer, TEXT)
+    explanation = tiny_explainer.explain(TEXT)
+    spans = get_explainer("alpha").span_scores(tiny_explainer, instance)
+    np.testing.assert_allclose(spans, explanation.alpha, atol=1e-6)
+    np.testing.assert_allclose(get_explainer("alpha").attribute(tiny_explainer, instance), explanation.token_scores())
+    # hand case: spans (0,0)=.5, (0,1)=.3, (1,2)=.2 -> tokens .8, .5, .2
+    toy = np.zeros((3, 3))
+    toy[0, 0], toy[0, 1], toy[1, 2] = 0.5, 0.3, 0.2
+    np.testing.assert_allclose(covering_mass(toy), [0.8, 0.5, 0.2])
+
+
+def test_random_is_seeded_per_input(tiny_explainer) -> None:
+    instance = prepare(tiny_explainer, TEXT)
+    a = get_explainer("random").attribute(tiny_explainer, instance)
+    b = EXPLAINERS["random"]().attribute(tiny_explainer, instance)
+    c = EXPLAINERS["random"](seed=1).attribute(tiny_explainer, instance)
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)
+
+
+def test_integrated_gradients_completeness(tiny_explainer) -> None:
+    """Sum of IG scores ~= logit(input) - logit(baseline) (the completeness axiom)."""
+    instance = prepare(tiny_explainer, TEXT)
+    explainer = IntegratedGradientsExplainer(steps=64, batch_size=32)
+    scores = explainer.attribute(tiny_explainer, instance)
+    net = tiny_explainer.model
+    embeds = net.encoder.get_input_embeddings()(instance.batch.input_ids)
+    base = explainer.baseline_embeddings(tiny_explainer, instance, embeds)
+    with torch.no_grad():
+        inputs = instance.batch.model_inputs()
+        full = net(**inputs, inputs_embeds=embeds).logits[0, instance.target]
+        empty = net(**inputs, inputs_embeds=base).logits[0, instance.target]
+    assert scores.sum() == pytest.approx(float(full - empty), rel=0.05, abs=1e-3)
+
+
+def test_deletion_equals_the_shorter_input(tiny_explainer) -> None:
+    instance = prepare(tiny_explainer, "good plot bad acting")
+    keep = np.array([[True, True, True, True], [True, False, True, True], [False, False, False, False]])
+    inputs = perturbed_inputs(tiny_explainer, instance, keep, "delete")
+    ids = instance.batch.input_ids[0].tolist()  # [CLS] good plot bad acting [SEP]
+    assert inputs["input_ids"][1, : len(ids) - 1].tolist() == ids[:2] + ids[3:]
+    assert inputs["attention_mask"].sum(dim=1).tolist() == [6, 5, 3]  # the empty row keeps one filler token
+    assert inputs["input_ids"][2, 1].item() == tiny_explainer.tokenizer.mask_token_id
+    masked = perturbed_inputs(tiny_explainer, instance, keep[1:2], "mask")
+    assert masked["input_ids"][0, 2].item() == tiny_explainer.tokenizer.mask_token_id
+    assert masked["attention_mask"].sum().item() == 6
+    probs = predict_kept(tiny_explainer, instance, keep[:2])
+    np.testing.assert_allclose(probs[0], instance.probabilities, atol=1e-5)
+    shorter = tiny_explainer.explain("good bad acting", attentions=False)
+    np.testing.assert_allclose(probs[1], shorter.probabilities, atol=1e-5)
+
+
+def test_leave_one_out_is_the_probability_drop(tiny_explainer) -> None:
+    instance = prepare(tiny_explainer, "good plot bad acting")
+    scores = get_explainer("loo").attribute(tiny_explainer, instance)
+    target = instance.target
+    without_plot = tiny_explainer.explain("good bad acting", attentions=False).probabilities[target]
+    assert scores[1] == pytest.approx(instance.probabilities[target] - without_plot, abs=1e-5)

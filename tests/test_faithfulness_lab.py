@@ -1,0 +1,82 @@
+"""The lab on a tiny model: span identity, a full run, resume after a kill, tables, figures, CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from selfexplain.data import Example
+from selfexplain.errors import InvalidInputError
+from selfexplain.explainers import prepare
+from selfexplain.faithfulness import alpha_tests, figures, summary
+from selfexplain.faithfulness.experiment import RESULTS_FILE, LabOptions, read_rows, run_lab
+
+TEXTS = ["good plot bad acting", "a dull, lifeless film", "sweet and funny", "the story is thin"]
+OPTIONS = LabOptions(explainers=("alpha", "gradient", "loo", "random"), adversarial_steps=10, permutations=20)
+
+
+def test_span_view_reproduces_the_logits(tiny_explainer) -> None:
+    instance = prepare(tiny_explainer, "The visuals are gorgeous, but the story is thin.")
+    view = alpha_tests.span_view(tiny_explainer, instance)
+    assert view.alpha.shape[0] == instance.num_tokens * (instance.num_tokens + 1) // 2
+    np.testing.assert_allclose(view.logits(view.alpha), instance.output.logits[0].numpy(), atol=1e-4)
+
+
+def test_resume_after_a_kill_matches_an_uninterrupted_run(tiny_explainer, tmp_path: Path) -> None:
+    examples = [Example(t, label=i % 5) for i, t in enumerate(TEXTS)]
+    whole = run_lab(tiny_explainer, examples, OPTIONS, tmp_path / "whole")
+
+    def killer(done: int, total: int) -> None:
+        if done == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_lab(tiny_explainer, examples, OPTIONS, tmp_path / "killed", killer)
+    results = tmp_path / "killed" / RESULTS_FILE
+    with results.open("a", encoding="utf-8") as handle:
+        handle.write('{"index": 2, "text": "a dul')  # a torn write
+    resumed = run_lab(tiny_explainer, examples, OPTIONS, tmp_path / "killed")
+    assert [r["index"] for r in read_rows(results)] == [0, 1, 2, 3]
+    pd.testing.assert_frame_equal(summary.summary_table(whole), summary.summary_table(resumed))
+    pd.testing.assert_frame_equal(summary.summary_table(whole), summary.summary_table(read_rows(results)))
+    with pytest.raises(InvalidInputError, match="other settings"):
+        run_lab(tiny_explainer, examples, LabOptions(explainers=("loo",)), tmp_path / "killed")
+
+    table = summary.summary_table(whole)
+    assert table["explainer"].tolist() == ["alpha", "gradient", "loo", "random"]
+    assert {"comprehensiveness", "sufficiency", "flip_fraction"} <= set(table.columns)
+    assert table.set_index("explainer").loc["loo", "tau_loo"] == 1.0
+    tau = summary.tau_matrix(whole)
+    np.testing.assert_allclose(np.diag(tau.values), 1.0)
+    alpha = summary.alpha_table(whole).set_index("test")["value"]
+    assert 0.0 <= alpha["accuracy: uniform alpha"] <= 1.0
+    curves = figures.curve_figure(summary.curve_table(whole))
+    assert [t.name for t in curves.data] == ["alpha", "gradient", "loo", "random"]
+    assert len(figures.flip_figure(summary.flip_table(whole)).data) == 4
+    assert figures.tau_figure(tau).data[0].z.shape == (4, 4)
+    drill = summary.drilldown_table(whole[0])
+    assert len(drill) == 4 and all(isinstance(t, str) for t in drill["top tokens"])
+
+
+def test_cli_writes_the_report(tiny_encoder, tmp_path: Path) -> None:
+    from helpers import make_explainer
+
+    from selfexplain.checkpoint import save_model
+    from selfexplain.cli import main
+
+    explainer = make_explainer(tiny_encoder, seed=3)
+    save_model(explainer.model, explainer.tokenizer, tmp_path / "model")
+    data = tmp_path / "data.txt"
+    data.write_text("3 sweet and funny\n0 a dull film\n1 thin story\n", encoding="utf-8")
+    args = ["faithfulness", "--model", str(tmp_path / "model"), "--data", str(data), "--out", str(tmp_path / "out")]
+    assert main([*args, "--limit", "2", "--explainers", "alpha,random", "--no-progress"]) == 0
+    frame = pd.read_csv(tmp_path / "out" / "summary.csv")
+    assert frame["explainer"].tolist() == ["alpha", "random"] and (frame["examples"] == 2).all()
+    assert (tmp_path / "out" / "curves.html").is_file() and (tmp_path / "out" / "summary.md").is_file()
+    assert len((tmp_path / "out" / RESULTS_FILE).read_text().splitlines()) == 2
+    assert json.loads((tmp_path / "out" / "run.json").read_text())["explainers"] == ["alpha", "random"]
+    assert main([*args, "--explainers", "nope", "--no-progress"]) == 2

@@ -1,0 +1,73 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from selfexplain.windows import assign_spans, plan_windows, special_frame, window_starts
+
+
+def test_window_starts_cover_the_text_and_end_aligned() -> None:
+    assert window_starts(10, 16, 8) == [0]
+    starts = window_starts(100, 30, 20)
+    assert starts[0] == 0 and starts[-1] == 70
+    assert all(b - a <= 20 for a, b in zip(starts, starts[1:]))
+    with pytest.raises(ValueError):
+        window_starts(100, 30, 0)
+
+
+@pytest.mark.parametrize("max_width", [None, 5])
+def test_every_span_that_fits_a_window_is_kept_exactly_once(max_width) -> None:
+    num_tokens, inner, stride = 50, 16, 8
+    starts = np.asarray(window_starts(num_tokens, inner, stride))
+    window, first, last = assign_spans(starts, inner, num_tokens, max_width)
+    pairs = list(zip(first.tolist(), last.tolist()))
+    assert len(pairs) == len(set(pairs))
+    expected = {
+        (i, j)
+        for i in range(num_tokens)
+        for j in range(i, num_tokens)
+        if any(s <= i and j < s + inner for s in starts) and (max_width is None or j - i < max_width)
+    }
+    assert set(pairs) == expected
+    # each span lives in a window that holds it
+    assert np.all(starts[window] <= first) and np.all(last < starts[window] + inner)
+
+
+def test_plan_maps_slots_back_to_global_tokens(tiny_explainer) -> None:
+    tokenizer = tiny_explainer.tokenizer
+    prefix, suffix = special_frame(tokenizer)
+    assert prefix == [tokenizer.cls_token_id] and suffix == [tokenizer.sep_token_id]
+    text = " ".join(f"word{i % 7} film" for i in range(60))
+    plan = plan_windows(tokenizer, text, window=32, stride=10)
+    flat = plan.global_index.reshape(-1)
+    ids = tokenizer(text, add_special_tokens=False)["input_ids"]
+    assert plan.num_tokens == len(ids)
+    real = plan.global_index >= 0
+    assert (plan.input_ids[real] == np.asarray(ids)[plan.global_index[real].numpy()]).all()
+    starts, ends = flat[plan.span_starts], flat[plan.span_ends]
+    assert bool((starts >= 0).all() and (ends >= starts).all())
+    assert int((ends - starts).max()) == 30 - 1
+
+
+def test_long_text_gets_one_prediction_and_one_alpha(tiny_explainer) -> None:
+    text = " ".join(f"the plot{i % 5} was fine but slow ." for i in range(40))  # well over 128 tokens
+    assert tiny_explainer.needs_windows(text)
+    exp = tiny_explainer.explain(text)
+    assert exp.windows is not None and len(exp.windows) > 1
+    assert exp.attentions is None
+    assert exp.num_tokens > tiny_explainer.max_tokens
+    assert float(exp.alpha[exp.span_mask].sum()) == pytest.approx(1.0, abs=1e-4)
+    assert exp.probabilities.sum() == pytest.approx(1.0, abs=1e-5)
+    for token in exp.tokens[:50]:
+        assert token.text == text[token.start : token.end]
+    top = exp.top_spans(3)
+    assert top[0].text == text[top[0].start_char : top[0].end_char]
+
+
+def test_windows_agree_with_the_plain_path_on_a_short_text(tiny_explainer) -> None:
+    text = "a gentle , funny and moving film about two brothers"
+    plain = tiny_explainer.explain(text, attentions=False)
+    windowed = tiny_explainer.explain_long(text)
+    np.testing.assert_allclose(windowed.probabilities, plain.probabilities, atol=1e-5)
+    np.testing.assert_allclose(windowed.alpha, plain.alpha, atol=1e-5)
+    assert (windowed.span_mask == plain.span_mask).all()
