@@ -44,6 +44,13 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--lr", type=float, default=3e-5, help="encoder learning rate")
     train.add_argument("--head-lr", type=float, default=1e-3, help="learning rate of the span and output layers")
     train.add_argument("--max-length", type=int, default=128, help="truncate training inputs to this many tokens")
+    train.add_argument(
+        "--long-inputs",
+        choices=["truncate", "windows"],
+        default="truncate",
+        help="texts over --max-length tokens: cut them, or read them in overlapping windows",
+    )
+    train.add_argument("--window-stride", type=int, default=256, help="tokens between window starts")
     train.add_argument("--seed", type=int, default=42)
     train.add_argument("--compact", action="store_true", help="save best/ as a delta against the encoder (small)")
     train.add_argument("--no-progress", action="store_true")
@@ -112,6 +119,7 @@ def run_train(args: argparse.Namespace) -> int:
         encoder_layer=args.encoder_layer,
         max_span_width=args.max_span_width,
         lambda_=args.lambda_,
+        window_stride=args.window_stride,
         name=args.name or Path(args.out).name,
     )
     options = TrainOptions(
@@ -121,6 +129,7 @@ def run_train(args: argparse.Namespace) -> int:
         head_learning_rate=args.head_lr,
         seed=args.seed,
         max_length=args.max_length,
+        long_inputs=args.long_inputs,
         compact=args.compact,
         progress=not args.no_progress,
     )
@@ -144,7 +153,9 @@ def run_eval(args: argparse.Namespace) -> int:
         label_names=config.label_names,
         split="test",
     )
-    result = predict_examples(explainer.model, explainer.tokenizer, examples, args.batch_size, not args.no_progress)
+    result = predict_examples(
+        explainer.model, explainer.tokenizer, examples, args.batch_size, not args.no_progress, windows=True
+    )
     if args.predictions is not None:
         args.predictions.parent.mkdir(parents=True, exist_ok=True)
         with args.predictions.open("w", encoding="utf-8") as handle:

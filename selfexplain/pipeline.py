@@ -168,7 +168,9 @@ class SelfExplainer:
     def explain_long(self, text: str) -> Explanation:
         """A single text in overlapping windows of :attr:`max_tokens` (stride from the config)."""
         self.check_input(text, None)
-        plan = plan_windows(self.tokenizer, text, self.max_tokens, self.config.window_stride, self.config.max_span_width)
+        plan = plan_windows(
+            self.tokenizer, text, self.max_tokens, self.config.window_stride, self.config.max_span_width
+        )
         device = next(self.model.parameters()).device
         output = self.model.forward_windows(
             plan.input_ids.to(device),

@@ -16,11 +16,13 @@ import random
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 import torch
 from safetensors.torch import load_file, save_file
 from tqdm.auto import tqdm
+from transformers import PreTrainedTokenizerBase
 
 from selfexplain.checkpoint import atomic_directory, load_model_directory, save_model
 from selfexplain.config import ModelConfig
@@ -29,6 +31,7 @@ from selfexplain.encoders import load_tokenizer
 from selfexplain.encoding import encode
 from selfexplain.evaluation import predict_examples
 from selfexplain.model import SelfExplainingModel
+from selfexplain.windows import plan_windows
 
 STATE_TENSORS = "optimizer.safetensors"
 STATE_JSON = "training_state.json"
@@ -44,6 +47,7 @@ class TrainOptions:
     weight_decay: float = 0.01
     seed: int = 42
     max_length: int = 128
+    long_inputs: Literal["truncate", "windows"] = "truncate"
     freeze_word_embeddings: bool = True
     compact: bool = False
     progress: bool = True
@@ -110,6 +114,37 @@ def _load_state(directory: Path, optimizer: torch.optim.Optimizer) -> dict[str, 
     return json.loads((directory / STATE_JSON).read_text(encoding="utf-8"))
 
 
+def batch_loss(
+    model: SelfExplainingModel,
+    tokenizer: PreTrainedTokenizerBase,
+    chunk: Sequence[Example],
+    options: TrainOptions,
+    device: torch.device,
+) -> torch.Tensor:
+    """Mean loss over ``chunk``. With ``long_inputs="windows"`` a single text longer than
+    ``max_length`` tokens is read in windows (one forward each) instead of being cut."""
+    core = model.module if hasattr(model, "module") else model
+    long = [False] * len(chunk)
+    if options.long_inputs == "windows" and not core.config.pair:
+        limit = options.max_length - tokenizer.num_special_tokens_to_add(pair=False)
+        long = [len(tokenizer(e.text, add_special_tokens=False)["input_ids"]) > limit for e in chunk]
+    short = [e for e, is_long in zip(chunk, long) if not is_long]
+    total = torch.zeros((), device=device)
+    if short:
+        pairs = [e.pair or "" for e in short] if core.config.pair else None
+        batch = encode(tokenizer, [e.text for e in short], pairs, options.max_length)
+        labels = torch.tensor([e.label for e in short], device=device)
+        total = total + model(**batch.model_inputs(device), labels=labels).loss * len(short)
+    for example in (e for e, is_long in zip(chunk, long) if is_long):
+        plan = plan_windows(
+            tokenizer, example.text, options.max_length, core.config.window_stride, core.config.max_span_width
+        )
+        inputs = (plan.input_ids, plan.attention_mask, plan.token_mask, plan.span_starts, plan.span_ends)
+        label = torch.tensor([example.label], device=device)
+        total = total + core.forward_windows(*(t.to(device) for t in inputs), labels=label).loss
+    return total / len(chunk)
+
+
 def train(
     config: ModelConfig,
     train_examples: Sequence[Example],
@@ -159,10 +194,7 @@ def train(
             for group in optimizer.param_groups:
                 group["lr"] = group["base_lr"] * _schedule(global_step, total, warmup)
             chunk = [train_examples[i] for i in index]
-            pairs = [e.pair or "" for e in chunk] if config.pair else None
-            batch = encode(tokenizer, [e.text for e in chunk], pairs, options.max_length)
-            labels = torch.tensor([e.label for e in chunk], device=accelerator.device)
-            loss = model(**batch.model_inputs(accelerator.device), labels=labels).loss
+            loss = batch_loss(model, tokenizer, chunk, options, accelerator.device)
             accelerator.backward(loss)
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
@@ -173,7 +205,15 @@ def train(
         accelerator.wait_for_everyone()
         if not accelerator.is_main_process:
             continue
-        dev = predict_examples(core, tokenizer, dev_examples, progress=options.progress, description="dev")
+        dev = predict_examples(
+            core,
+            tokenizer,
+            dev_examples,
+            progress=options.progress,
+            description="dev",
+            windows=options.long_inputs == "windows",
+            max_length=options.max_length,
+        )
         accuracy = float(dev.accuracy or 0.0)
         history.append({"epoch": epoch + 1, "dev_accuracy": accuracy, "train_loss": running})
         accelerator.print(f"epoch {epoch + 1}: dev accuracy {accuracy:.4f}")

@@ -20,7 +20,7 @@ from selfexplain.pipeline import SelfExplainer
 WORDS = "good bad plot actors boring lovely slow fun dull bright story film".split()
 
 
-def corpus(path: Path, rows: int = 23, seed: int = 0) -> Path:
+def corpus(path: Path, rows: int = 11, seed: int = 0) -> Path:
     rng = np.random.default_rng(seed)
     lines = ["text,label"]
     for i in range(rows):
@@ -31,6 +31,7 @@ def corpus(path: Path, rows: int = 23, seed: int = 0) -> Path:
 
 
 OPTIONS = BatchOptions(top_k=3, batch_size=2, window=4, attention=True)
+FAST = BatchOptions(top_k=3, batch_size=4, window=4)  # one forward pass a window
 
 
 def test_records_are_in_input_order_with_predictions_and_errors(tiny_explainer: SelfExplainer, tmp_path: Path) -> None:
@@ -69,7 +70,7 @@ def test_resume_after_kill_gives_the_uninterrupted_output(
     data = corpus(tmp_path / "d.csv")
     reader = RowReader(data, label_column="label")
     full = tmp_path / "full.jsonl"
-    assert run_batch(tiny_explainer, reader, full, OPTIONS, progress=False) == 23
+    assert run_batch(tiny_explainer, reader, full, FAST, progress=False) == 11
     real, calls = runner.explain_window, {"n": 0}
 
     def dying(*args: object, **kwargs: object) -> list:
@@ -81,37 +82,37 @@ def test_resume_after_kill_gives_the_uninterrupted_output(
     out = tmp_path / "resumed.jsonl"
     monkeypatch.setattr(runner, "explain_window", dying)
     with pytest.raises(KeyboardInterrupt):
-        run_batch(tiny_explainer, reader, out, OPTIONS, progress=False)
+        run_batch(tiny_explainer, reader, out, FAST, progress=False)
     assert len(list(iter_records(out))) == 8
     with out.open("ab") as handle:  # a kill in the middle of a write leaves half a line
         handle.write(b'{"index": 8, "li')
     monkeypatch.setattr(runner, "explain_window", real)
-    assert run_batch(tiny_explainer, reader, out, OPTIONS, progress=False) == 15
+    assert run_batch(tiny_explainer, reader, out, FAST, progress=False) == 3
     assert out.read_bytes() == full.read_bytes()
-    assert [r["index"] for r in iter_records(out)] == list(range(23))
-    assert run_batch(tiny_explainer, reader, out, OPTIONS, progress=False) == 0  # complete: nothing to do
+    assert [r["index"] for r in iter_records(out)] == list(range(11))
+    assert run_batch(tiny_explainer, reader, out, FAST, progress=False) == 0  # complete: nothing to do
 
 
 def test_resume_refuses_other_settings_and_foreign_files(tiny_explainer: SelfExplainer, tmp_path: Path) -> None:
     reader = RowReader(corpus(tmp_path / "d.csv", 5), label_column="label")
     out = tmp_path / "o.jsonl"
-    run_batch(tiny_explainer, reader, out, OPTIONS, progress=False)
+    run_batch(tiny_explainer, reader, out, FAST, progress=False)
     with pytest.raises(BatchInputError, match=r"holds a run with other settings \(top_k\)"):
-        run_batch(tiny_explainer, reader, out, BatchOptions(top_k=5, batch_size=2, window=4, attention=True))
+        run_batch(tiny_explainer, reader, out, BatchOptions(top_k=5, batch_size=4, window=4))
     foreign = tmp_path / "notes.jsonl"
     foreign.write_text("my notes\n")
     with pytest.raises(BatchInputError, match="not a resumable batch output"):
-        run_batch(tiny_explainer, reader, foreign, OPTIONS, progress=False)
+        run_batch(tiny_explainer, reader, foreign, FAST, progress=False)
 
 
 def test_two_shards_merge_into_the_single_process_output(tiny_explainer: SelfExplainer, tmp_path: Path) -> None:
     reader = RowReader(corpus(tmp_path / "d.csv"), label_column="label")
     single = tmp_path / "single.jsonl"
-    run_batch(tiny_explainer, reader, single, OPTIONS, progress=False)
+    run_batch(tiny_explainer, reader, single, FAST, progress=False)
     sharded = tmp_path / "sharded.jsonl"
     # what two processes do: each explains its windows; rank 0 merges once both are complete
-    assert run_batch(tiny_explainer, reader, sharded, OPTIONS, rank=1, world=2, progress=False) == 11
-    assert run_batch(tiny_explainer, reader, sharded, OPTIONS, rank=0, world=2, progress=False) == 12
+    assert run_batch(tiny_explainer, reader, sharded, FAST, rank=1, world=2, progress=False) == 4
+    assert run_batch(tiny_explainer, reader, sharded, FAST, rank=0, world=2, progress=False) == 7
     assert sharded.read_bytes() == single.read_bytes()
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "d.csv",
@@ -125,7 +126,7 @@ def test_two_shards_merge_into_the_single_process_output(tiny_explainer: SelfExp
 def test_merge_refuses_an_unfinished_shard(tiny_explainer: SelfExplainer, tmp_path: Path) -> None:
     reader = RowReader(corpus(tmp_path / "d.csv"), label_column="label")
     with pytest.raises(BatchInputError, match=r"part1-of-2: this shard did not finish"):
-        run_batch(tiny_explainer, reader, tmp_path / "o.jsonl", OPTIONS, rank=0, world=2, progress=False)
+        run_batch(tiny_explainer, reader, tmp_path / "o.jsonl", FAST, rank=0, world=2, progress=False)
 
 
 @pytest.fixture(scope="module")

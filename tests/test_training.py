@@ -3,6 +3,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import torch
+
 from selfexplain.checkpoint import load_model_directory
 from selfexplain.config import ModelConfig
 from selfexplain.data import Example
@@ -44,3 +46,23 @@ def test_epoch_batches_cover_every_example_once_and_are_seeded() -> None:
     assert sorted(i for b in batches for i in b) == list(range(101))
     assert batches == epoch_batches(data, 8, seed=1)
     assert batches != epoch_batches(data, 8, seed=2)
+
+
+def test_windowed_training_reads_long_texts_whole(tiny_encoder: Path, tmp_path: Path) -> None:
+    from helpers import make_explainer
+
+    from selfexplain.training import batch_loss
+
+    explainer = make_explainer(tiny_encoder, seed=2)
+    long_text = " ".join(["the film was great"] * 30)  # ~120 tokens, over a 32-token window
+    chunk = [Example(long_text, None, 1), Example("dull", None, 0)]
+    options = TrainOptions(max_length=32, long_inputs="windows")
+    loss = batch_loss(explainer.model, explainer.tokenizer, chunk, options, torch.device("cpu"))
+    loss.backward()
+    grads = [p.grad for p in explainer.model.span_layer.parameters()]
+    assert torch.isfinite(loss) and all(g is not None and torch.isfinite(g).all() for g in grads)
+    # truncation gives a different loss: the long text's tail is dropped
+    truncated = batch_loss(
+        explainer.model, explainer.tokenizer, chunk, TrainOptions(max_length=32), torch.device("cpu")
+    )
+    assert not torch.isclose(loss, truncated)

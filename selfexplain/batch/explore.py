@@ -107,7 +107,9 @@ def top_spans_by_class(frame: pd.DataFrame, per_row: int = 1, top: int = 10) -> 
     ]
     table = pd.DataFrame(rows, columns=["label", "span", "alpha"])
     table = table[table["span"] != ""]
-    grouped = table.groupby(["label", "span"], as_index=False).agg(count=("alpha", "size"), mean_alpha=("alpha", "mean"))
+    grouped = table.groupby(["label", "span"], as_index=False).agg(
+        count=("alpha", "size"), mean_alpha=("alpha", "mean")
+    )
     grouped = grouped.sort_values(["label", "count", "mean_alpha", "span"], ascending=[True, False, False, True])
     return grouped.groupby("label", as_index=False, group_keys=False).head(top).reset_index(drop=True)
 

@@ -70,7 +70,9 @@ def report_html(records: list[dict[str, Any]], model_name: str, errors_shown: in
         f.to_html(full_html=False, include_plotlyjs="inline" if i == 0 else False, config={"displaylogo": False})
         for i, f in enumerate(figures)
     )
-    accuracy = f"{stats['accuracy']:.1%} on {stats['labelled']:,} labelled rows" if stats["accuracy"] is not None else "—"
+    accuracy = (
+        f"{stats['accuracy']:.1%} on {stats['labelled']:,} labelled rows" if stats["accuracy"] is not None else "—"
+    )
     numbers = (
         f"<tr><th>rows</th><td>{stats['rows']:,}</td></tr><tr><th>explained</th><td>{stats['explained']:,}</td></tr>"
         f"<tr><th>not explained (see below)</th><td>{stats['errors']:,}</td></tr>"

@@ -175,7 +175,9 @@ class RowReader:
             except json.JSONDecodeError as err:
                 raise BatchInputError(f"{self.name}: line {number}: invalid JSON ({err.msg})") from None
             if not isinstance(record, dict):
-                raise BatchInputError(f"{self.name}: line {number}: expected a JSON object, got {type(record).__name__}")
+                raise BatchInputError(
+                    f"{self.name}: line {number}: expected a JSON object, got {type(record).__name__}"
+                )
             yield number, record
 
     def _csv(self, lines: Iterator[tuple[int, str]]) -> Iterator[tuple[int, dict[str, object] | str]]:

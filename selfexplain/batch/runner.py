@@ -95,7 +95,9 @@ def _explain_batch(
     ]
 
 
-def explain_rows(explainer: SelfExplainer, rows: Iterable[Row], options: BatchOptions) -> Iterator[list[dict[str, Any]]]:
+def explain_rows(
+    explainer: SelfExplainer, rows: Iterable[Row], options: BatchOptions
+) -> Iterator[list[dict[str, Any]]]:
     """The records of each window, as they are ready (for the app's progress bar)."""
     for chunk in windows(rows, options.window_rows):
         yield explain_window(explainer, chunk, options)
@@ -181,7 +183,9 @@ def run_batch(
     state = _read_state(path, meta)
     done, processed = state["records"], 0
     share = None if total is None else -(-total // world)
-    bar = tqdm(total=share, unit="row", desc=f"explain {rank + 1}/{world}" if world > 1 else "explain", disable=not progress)
+    bar = tqdm(
+        total=share, unit="row", desc=f"explain {rank + 1}/{world}" if world > 1 else "explain", disable=not progress
+    )
     with path.open("ab") as handle:
         for number, chunk in enumerate(windows(reader, options.window_rows)):
             if number % world != rank:
