@@ -17,7 +17,15 @@ import streamlit as st
 from pages import cached_explanation, examples_for, model_picker
 from selfexplain.attention import AGGREGATES, aggregate_attention
 from selfexplain.explanation import Explanation, Span
-from selfexplain.figures import attention_figure, model_view_figure, probability_figure, span_grid_figure, span_table
+from selfexplain.figures import (
+    MAX_GRID_UNITS,
+    attention_figure,
+    grid_view,
+    model_view_figure,
+    probability_figure,
+    span_grid_figure,
+    span_table,
+)
 from selfexplain.highlight import highlight_html
 from selfexplain.pipeline import MAX_INPUT_CHARS
 from selfexplain.report import report_html
@@ -119,13 +127,21 @@ def main() -> None:
         need = "a premise and a hypothesis" if pair_model else "a sentence or a paragraph"
         st.info(f"Type or paste {need} above, or pick an example, then press Ctrl+Enter.")
         return
-    text_in, pair_in, truncated = explainer.truncate_to_fit(text, pair)
+    text_in, pair_in, truncated = text, pair, False
+    if pair_model:  # a single long text is read in windows; a pair must fit one window
+        text_in, pair_in, truncated = explainer.truncate_to_fit(text, pair)
     if truncated:
         st.warning(
-            f"The input is longer than the model's {explainer.max_tokens} tokens; only the first part is explained "
-            f"(up to “…{text_in[-40:]}”)."
+            f"The pair is longer than the model's {explainer.max_tokens} tokens; only the first part of each text "
+            f"is explained (premise up to “…{text_in[-40:]}”)."
         )
     explanation = cached_explanation(st.session_state.model_directory, text_in, pair_in)
+    if explanation.windows is not None:
+        st.info(
+            f"This text has {explanation.num_tokens:,} tokens, more than one encoder window "
+            f"({explainer.max_tokens}); it was read in {len(explanation.windows)} overlapping windows with one alpha "
+            "over the spans of all of them."
+        )
     render(explanation)
 
 
@@ -147,14 +163,30 @@ def render(explanation: Explanation) -> None:
     with grid_col:
         g1, g2 = st.columns(2)
         log_colour = g1.toggle("Log colour", value=True, key="log_colour", help="alpha is often peaked")
-        width_limit = max(1, explanation.num_tokens)
-        max_width = g2.number_input("Max span width", 1, width_limit, width_limit, key="max_width")
+        units = word_view(explanation).word_of_token if word_level else np.arange(explanation.num_tokens)
+        count = int(units[-1]) + 1 if len(units) else 1
+        width_limit = max(1, count)
+        default_width = width_limit if count <= MAX_GRID_UNITS else min(width_limit, 40)
+        max_width = g2.number_input(
+            "Max span width",
+            1,
+            width_limit,
+            default_width,
+            key=f"max_width_{width_limit}",
+            help="a band along the diagonal",
+        )
+        view = None
+        if count > MAX_GRID_UNITS:
+            start = st.slider(
+                "Viewport along the diagonal (first unit)", 0, count - MAX_GRID_UNITS, 0, key=f"grid_view_{count}"
+            )
+            view = grid_view(count, start)
+            st.caption(f"Showing units {view[0]}–{view[1] - 1} of {count}.")
         selection = selected_span(explanation, word_level)
         cell = None
         if selection is not None:
-            units = word_view(explanation).word_of_token if word_level else np.arange(explanation.num_tokens)
             cell = (int(units[selection.start_token]), int(units[selection.end_token]))
-        grid = span_grid_figure(explanation, log_colour, int(max_width), word_level, cell)
+        grid = span_grid_figure(explanation, log_colour, int(max_width), word_level, cell, view)
         event = st.plotly_chart(
             grid, on_select="rerun", selection_mode="points", key="grid", config=PLOT_CONFIG, theme=None
         )
@@ -191,13 +223,16 @@ def render(explanation: Explanation) -> None:
             st.caption(f"Selected: rank {selection.rank}, alpha {selection.alpha:.4f}")
 
     with st.expander("Model view: every layer and head"):
-        st.plotly_chart(
-            model_view_figure(explanation.attentions),
-            on_select=on_model_view_select,
-            selection_mode="points",
-            key="model_view",
-            config=PLOT_CONFIG,
-        )
+        if explanation.attentions is None:
+            st.info("Attention maps are shown for inputs that fit one encoder window.")
+        else:
+            st.plotly_chart(
+                model_view_figure(explanation.attentions),
+                on_select=on_model_view_select,
+                selection_mode="points",
+                key="model_view",
+                config=PLOT_CONFIG,
+            )
 
     d1, d2 = st.columns(2)
     d1.download_button(
@@ -209,7 +244,12 @@ def render(explanation: Explanation) -> None:
     )
     d2.download_button(
         "Download report (HTML, works offline)",
-        report_html(explanation, spans, [probability_figure(explanation), grid, attention_figure_for(explanation)]),
+        report_html(
+            explanation,
+            spans,
+            [probability_figure(explanation), grid]
+            + ([attention_figure_for(explanation)] if explanation.attentions is not None else []),
+        ),
         file_name="selfexplain-report.html",
         mime="text/html",
         key="download_html",
@@ -227,6 +267,12 @@ def attention_figure_for(explanation: Explanation):
 
 
 def render_attention(explanation: Explanation) -> None:
+    if explanation.attentions is None:
+        st.info(
+            "Raw self-attention is shown for inputs that fit one encoder window; this text was read in "
+            f"{len(explanation.windows or ())} windows. Shorten it to compare alpha with attention side by side."
+        )
+        return
     layers, heads = explanation.attentions.shape[:2]
     st.session_state.attn_heads = heads
     a1, a2, a3 = st.columns([2, 1, 1])

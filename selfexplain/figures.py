@@ -17,6 +17,7 @@ from selfexplain.words import word_view
 ALPHA_SCALE = "YlOrRd"
 ATTENTION_SCALE = "Blues"
 FONT = {"size": 14}
+MAX_GRID_UNITS = 120  # a grid ships at most 120 x 120 cells to the browser
 
 
 def _layout(fig: go.Figure, title: str, height: int) -> go.Figure:
@@ -58,14 +59,26 @@ def rank_matrix(explanation: Explanation) -> np.ndarray:
     return ranks
 
 
+def grid_view(size: int, start: int = 0) -> tuple[int, int]:
+    """The diagonal viewport ``[lo, hi)`` of at most :data:`MAX_GRID_UNITS` units starting near ``start``."""
+    lo = max(0, min(start, size - MAX_GRID_UNITS))
+    return lo, min(size, lo + MAX_GRID_UNITS)
+
+
 def grid_data(
-    explanation: Explanation, word_level: bool = False, max_width: int | None = None
-) -> tuple[np.ndarray, np.ndarray, list[str], list[list[str]]]:
-    """Alpha grid ready to draw: ``(alpha [G,G] with NaN off valid spans, ranks [G,G], labels,
-    span texts [G][G])`` at token or word level, keeping spans of at most ``max_width`` units."""
+    explanation: Explanation,
+    word_level: bool = False,
+    max_width: int | None = None,
+    view: tuple[int, int] | None = None,
+) -> tuple[np.ndarray, np.ndarray, list[str], list[list[str]], int]:
+    """Alpha grid ready to draw, at token or word level, over the viewport ``view = (lo, hi)``
+    (default: the first :data:`MAX_GRID_UNITS` units) and spans of at most ``max_width`` units.
+
+    Returns ``(alpha [G,G] with NaN off valid spans, ranks [G,G], labels [G], span texts [G][G], lo)``.
+    """
     if word_level:
-        view = word_view(explanation)
-        alpha, mask, labels, extents = view.alpha, view.span_mask, list(view.labels), view.extents
+        words = word_view(explanation)
+        alpha, mask, labels, extents = words.alpha, words.span_mask, list(words.labels), words.extents
         flat = np.where(mask, alpha, -np.inf).ravel()
         order = np.argsort(-flat, kind="stable")
         ranks = np.zeros(alpha.size, dtype=int)
@@ -76,18 +89,20 @@ def grid_data(
         labels = [t.piece or t.text for t in explanation.tokens]
         extents = [(t.segment, t.start, t.end) for t in explanation.tokens]
         ranks = rank_matrix(explanation)
-    size = len(labels)
+    lo, hi = view if view is not None else grid_view(len(labels))
+    alpha, mask, ranks = alpha[lo:hi, lo:hi], mask[lo:hi, lo:hi], ranks[lo:hi, lo:hi]
+    size = hi - lo
     if max_width is not None:
         rows, cols = np.indices((size, size))
         mask = mask & ((cols - rows) < max_width)
     texts = [
         [
-            explanation.segment_text(extents[i][0])[extents[i][1] : extents[j][2]] if mask[i, j] else ""
+            explanation.segment_text(extents[lo + i][0])[extents[lo + i][1] : extents[lo + j][2]] if mask[i, j] else ""
             for j in range(size)
         ]
         for i in range(size)
     ]
-    return np.where(mask, alpha, np.nan), np.where(mask, ranks, 0), labels, texts
+    return np.where(mask, alpha, np.nan), np.where(mask, ranks, 0), labels[lo:hi], texts, lo
 
 
 def span_grid_figure(
@@ -96,15 +111,17 @@ def span_grid_figure(
     max_width: int | None = None,
     word_level: bool = False,
     selected: tuple[int, int] | None = None,
+    view: tuple[int, int] | None = None,
 ) -> go.Figure:
-    """Heatmap of alpha over the upper-triangular (start, end) grid.
+    """Heatmap of alpha over the upper-triangular (start, end) grid, within the viewport ``view``.
 
     Invalid spans and the lower triangle are blank (NaN). A transparent marker
-    sits on every valid cell for hover and clicks (``customdata`` = start, end, alpha, rank).
+    sits on every valid cell for hover and clicks (``customdata`` = start, end, alpha, rank;
+    indices are absolute). At most ``MAX_GRID_UNITS**2`` cells reach the browser.
     """
-    alpha, ranks, labels, texts = grid_data(explanation, word_level, max_width)
+    alpha, ranks, labels, texts, lo = grid_data(explanation, word_level, max_width, view)
     colour = np.log10(np.clip(alpha, 1e-6, None)) if log_colour else alpha
-    axis = list(range(len(labels)))
+    axis = list(range(lo, lo + len(labels)))
     heat = go.Heatmap(
         z=colour,
         x=axis,
@@ -119,11 +136,11 @@ def span_grid_figure(
     # selections for scatter points, not for heatmap cells.
     rows, cols = np.nonzero(~np.isnan(alpha))
     picker = go.Scatter(
-        x=cols,
-        y=rows,
+        x=cols + lo,
+        y=rows + lo,
         mode="markers",
         marker={"size": max(6, min(22, 400 // max(1, len(labels)))), "opacity": 0.0, "symbol": "square"},
-        customdata=np.stack([rows, cols, alpha[rows, cols], ranks[rows, cols]], axis=1),
+        customdata=np.stack([rows + lo, cols + lo, alpha[rows, cols], ranks[rows, cols]], axis=1),
         text=[texts[i][j] for i, j in zip(rows.tolist(), cols.tolist())],
         hovertemplate="<b>%{text}</b><br>alpha %{customdata[2]:.4f}<br>rank %{customdata[3]}<extra></extra>",
         showlegend=False,

@@ -65,6 +65,16 @@ def test_sentence_shows_prediction_grid_and_attention(models_dir: Path) -> None:
     assert (shared[0] if isinstance(shared, list) else shared) == "The visuals are gorgeous, but the story is thin."
 
 
+def test_long_text_is_read_in_windows_with_a_bounded_grid(models_dir: Path) -> None:
+    at = open_model(models_dir, "tiny-sst")
+    at.text_area(key="text").input(" ".join(["a slow but moving and well acted film ."] * 40)).run()
+    assert not at.exception
+    assert any("overlapping windows" in info.value for info in at.info)
+    grid = next(spec for title, spec in charts(at).items() if title.startswith("Self-explaining alpha"))
+    assert len(grid["data"][0]["z"]) <= 120
+    assert any(s.label.startswith("Viewport") for s in at.slider)
+
+
 def test_pair_model_shows_two_boxes_and_keeps_spans_apart(models_dir: Path) -> None:
     at = open_model(models_dir, "tiny-nli")
     labels = [t.label for t in at.text_area]

@@ -70,7 +70,7 @@ def test_word_level_merges_pieces_and_keeps_mass() -> None:
     view = word_view(merged)
     assert view.labels == ("w0", "w1w2", "w3")
     assert view.alpha.sum() == pytest.approx(merged.alpha.sum())
-    alpha, ranks, labels, texts = grid_data(merged, word_level=True)
+    alpha, ranks, labels, texts, _ = grid_data(merged, word_level=True)
     assert alpha.shape == (3, 3) and labels == ["w0", "w1w2", "w3"] and texts[0][2] == "w0 w1w2 w3"
     assert sorted(ranks[ranks > 0].tolist()) == list(range(1, 7))
 
@@ -137,3 +137,20 @@ def test_markup_is_inert_everywhere() -> None:
     assert html.unescape(page).count(XSS[:4]) >= 1  # the markup shows as visible text
     report = report_html(hostile, hostile.top_spans(3), [])
     assert "<img" not in report and "<script>alert" not in report and "<b>neg" not in report
+
+
+def test_long_grid_is_bounded_and_pans_along_the_diagonal() -> None:
+    from selfexplain.figures import MAX_GRID_UNITS, grid_view
+
+    exp = make_explanation(n=300)
+    fig = span_grid_figure(exp, max_width=10)
+    z = np.array(fig.data[0].z, dtype=float)
+    assert z.shape == (MAX_GRID_UNITS, MAX_GRID_UNITS)
+    view = grid_view(300, 250)
+    assert view == (300 - MAX_GRID_UNITS, 300)
+    panned = span_grid_figure(exp, max_width=10, view=view)
+    assert list(panned.data[0].x)[0] == 300 - MAX_GRID_UNITS
+    # absolute (start, end) on every clickable cell, inside the viewport, within the width band
+    cells = np.array(panned.data[1].customdata)[:, :2]
+    assert cells.min() >= 300 - MAX_GRID_UNITS and (cells[:, 1] - cells[:, 0]).max() == 9
+    assert len(panned.data[1].x) <= MAX_GRID_UNITS * 10
