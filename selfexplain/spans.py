@@ -26,6 +26,9 @@ SpanRepresentation = Literal["sic", "mean"]
 
 # Elements of one [B, chunk, H] span block: 4M floats = 16 MB, small enough to stay near the cache.
 DEFAULT_CHUNK_ELEMENTS = 1 << 22
+# With gradients, blocks up to 32M floats (128 MB) run whole: recomputing chunks in the
+# backward pass costs a second forward, worth it only when the block would be larger.
+GRAD_CHUNK_ELEMENTS = 1 << 25
 
 
 @lru_cache(maxsize=64)
@@ -96,12 +99,14 @@ class SpanLayer(nn.Module):
         hidden_size: int,
         representation: SpanRepresentation = "sic",
         chunk_elements: int = DEFAULT_CHUNK_ELEMENTS,
+        grad_chunk_elements: int = GRAD_CHUNK_ELEMENTS,
     ) -> None:
         super().__init__()
         if representation not in ("sic", "mean"):
             raise ValueError(f"unknown span representation {representation!r}")
         self.representation = representation
         self.chunk_elements = chunk_elements
+        self.grad_chunk_elements = grad_chunk_elements
         self.W1 = nn.Linear(hidden_size, hidden_size)
         self.W2 = nn.Linear(hidden_size, hidden_size)
         self.W3 = nn.Linear(hidden_size, hidden_size)
@@ -165,7 +170,8 @@ class SpanLayer(nn.Module):
         """``hidden`` ``[B,N,H]``, ``valid`` ``[B,S]`` (every row needs one valid span)."""
         features = self.token_features(hidden)
         batch, _, size = hidden.shape
-        chunk = max(1, self.chunk_elements // max(1, batch * size))
+        budget = self.grad_chunk_elements if torch.is_grad_enabled() else self.chunk_elements
+        chunk = max(1, budget // max(1, batch * size))
         bounds = range(0, starts.numel(), chunk)
         recompute = torch.is_grad_enabled() and len(bounds) > 1
         parts = []

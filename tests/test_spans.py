@@ -74,7 +74,7 @@ def test_chunked_streaming_matches_single_chunk_with_gradients() -> None:
     starts, ends = span_index(20, max_width=6)
     valid = span_validity(token_mask, torch.zeros(3, 20, dtype=torch.long), starts, ends)
     whole = SpanLayer(8)
-    chunked = SpanLayer(8, chunk_elements=3 * 8 * 5)  # 5 spans a chunk
+    chunked = SpanLayer(8, chunk_elements=3 * 8 * 5, grad_chunk_elements=3 * 8 * 5)  # 5 spans a chunk
     chunked.load_state_dict(whole.state_dict())
     a = whole(hidden, valid, starts, ends)
     grad_a = torch.autograd.grad(a.pooled.square().sum() + a.alpha.square().sum(), hidden)[0]
