@@ -38,7 +38,7 @@ def main() -> None:
         text = text_of_tokens(explainer, count)
         result = {}
 
-        def run(text=text, result=result) -> None:
+        def run(text=text, result=result, count=count) -> None:
             start = time.perf_counter()
             result["explanation"] = explainer.explain(text, attentions=count < explainer.max_tokens)
             result["seconds"] = time.perf_counter() - start

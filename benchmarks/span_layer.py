@@ -43,13 +43,13 @@ def main() -> None:
             token_mask[:, 0] = token_mask[:, -1] = False
             segments = torch.zeros(args.batch, n, dtype=torch.long)
 
-            def run_reference(hidden=hidden, n=n) -> None:
+            def run_reference(hidden=hidden, n=n, reference=reference) -> None:
                 starts, ends = enumerate_spans(n)
                 mask = torch.zeros(args.batch, starts.numel())
                 pooled, alpha = reference(hidden, starts, ends, mask)
                 (pooled.sum() + alpha.square().sum()).backward()
 
-            def run_ours(hidden=hidden, n=n, token_mask=token_mask, segments=segments) -> None:
+            def run_ours(hidden=hidden, n=n, token_mask=token_mask, segments=segments, ours_layer=ours_layer) -> None:
                 starts, ends = span_index(n)
                 valid = span_validity(token_mask, segments, starts, ends)
                 out = ours_layer(hidden, valid, starts, ends)
