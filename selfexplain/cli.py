@@ -60,6 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--model", default=None, help="shipped model name or model folder")
     evaluate.add_argument("--data", required=True)
     evaluate.add_argument("--predictions", type=Path, default=None, help="write per-example predictions (JSONL)")
+    evaluate.add_argument(
+        "--record", action="store_true", help="store the accuracy as test_accuracy in the model folder's config"
+    )
     evaluate.add_argument("--batch-size", type=int, default=64)
     evaluate.add_argument("--no-progress", action="store_true")
     _add_data_columns(evaluate)
@@ -170,6 +173,9 @@ def run_eval(args: argparse.Namespace) -> int:
                 handle.write(json.dumps(row) + "\n")
     accuracy = result.accuracy
     summary = {"model": config.name, "data": str(args.data), "examples": len(examples), "accuracy": accuracy}
+    if args.record and accuracy is not None and explainer.directory is not None:
+        config.metrics = {**config.metrics, "test_accuracy": accuracy, "test_examples": float(len(examples))}
+        config.save(explainer.directory)
     print(json.dumps(summary))
     return 0
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Literal
@@ -61,7 +62,10 @@ class ModelConfig:
         return cls(**raw)
 
     def save(self, directory: Path) -> None:
-        (directory / CONFIG_FILE).write_text(self.to_json() + "\n", encoding="utf-8")
+        """Write ``selfexplain.json`` atomically (a temporary file renamed into place)."""
+        staging = directory / f".{CONFIG_FILE}.tmp"
+        staging.write_text(self.to_json() + "\n", encoding="utf-8")
+        os.replace(staging, directory / CONFIG_FILE)
 
     @classmethod
     def load(cls, directory: Path) -> ModelConfig:

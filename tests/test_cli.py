@@ -66,3 +66,17 @@ def test_eval_writes_predictions(model_dir: Path, tmp_path: Path, capsys: pytest
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["gold"] for r in rows] == ["very positive", "very negative", "neutral"]
     assert sum(sum(r["probabilities"].values()) for r in rows) == pytest.approx(3.0, abs=1e-4)
+
+
+def test_eval_record_stores_test_accuracy(model_dir: Path, tmp_path: Path, capsys) -> None:
+    import shutil
+
+    from selfexplain.config import ModelConfig
+
+    copy = tmp_path / "copy"
+    shutil.copytree(model_dir, copy)
+    data = tmp_path / "test.txt"
+    data.write_text("4 a triumph\n0 a mess\n", encoding="utf-8")
+    assert main(["eval", "--model", str(copy), "--data", str(data), "--record", "--no-progress"]) == 0
+    accuracy = json.loads(capsys.readouterr().out)["accuracy"]
+    assert ModelConfig.load(copy).metrics["test_accuracy"] == accuracy
