@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import torch
+from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 from transformers import AutoConfig, AutoModel, PreTrainedTokenizerBase
 
@@ -120,8 +121,25 @@ def _apply_delta(model: SelfExplainingModel, tensors: dict[str, torch.Tensor]) -
 
 
 def load_model_directory(directory: Path) -> tuple[SelfExplainingModel, PreTrainedTokenizerBase]:
-    """Load a model folder written by :func:`save_model` (eval mode, CPU)."""
+    """Load a model folder written by :func:`save_model` (eval mode, CPU).
+
+    Every way a folder can be broken (missing, empty, pickle-only, corrupted safetensors,
+    a config that disagrees with the weights) raises :class:`ModelDirectoryError` or
+    :class:`UnsafeWeightsError` with a one-line reason.
+    """
     directory = Path(directory)
+    if not directory.is_dir():
+        raise ModelDirectoryError(f"{directory} is not a folder")
+    try:
+        return _load(directory)
+    except (SafetensorError, RuntimeError, OSError, ValueError, KeyError) as err:
+        if isinstance(err, (ModelDirectoryError, UnsafeWeightsError)):
+            raise
+        reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise ModelDirectoryError(f"{directory} cannot be loaded: {reason[:300]}") from err
+
+
+def _load(directory: Path) -> tuple[SelfExplainingModel, PreTrainedTokenizerBase]:
     if not (directory / CONFIG_FILE).is_file():
         pickles = sorted(p.name for p in directory.glob("*.bin")) + sorted(p.name for p in directory.glob("*.pt"))
         if pickles:

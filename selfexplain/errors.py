@@ -24,5 +24,5 @@ USER_ERRORS: tuple[type[BaseException], ...] = (
     InputTooLongError,
     InvalidInputError,
     UnknownModelError,
-    FileNotFoundError,
+    OSError,  # unreadable input, full disk, read-only output folder: reported, never a traceback
 )

@@ -7,6 +7,7 @@ model directories can be named with the ``SELFEXPLAIN_MODELS_DIR`` variable.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from selfexplain.windows import plan_windows
 SHIPPED_MODELS_DIR = Path(__file__).resolve().parents[1] / "assets" / "models"
 DEFAULT_MODEL = "sst5-minilm"
 MAX_INPUT_CHARS = 20_000
+MAX_SPANS = 4_000_000  # spans of one input; a 20,000-character text stays under it
 
 
 def models_folders() -> list[Path]:
@@ -43,6 +45,11 @@ def available_models() -> dict[str, Path]:
     return found
 
 
+def restricted() -> bool:
+    """Shared deployments set ``SELFEXPLAIN_RESTRICT_MODELS=1``: only folders under the models folders load."""
+    return os.environ.get("SELFEXPLAIN_RESTRICT_MODELS", "").lower() in ("1", "true", "yes")
+
+
 def resolve_model(name_or_path: str | Path | None = None) -> Path:
     """A model folder from a shipped model's name, a folder path, or ``None`` (the default)."""
     name = str(name_or_path) if name_or_path is not None else DEFAULT_MODEL
@@ -51,6 +58,10 @@ def resolve_model(name_or_path: str | Path | None = None) -> Path:
         return known[name]
     path = Path(name).expanduser()
     if path.is_dir():
+        if restricted():
+            allowed = [folder.resolve() for folder in models_folders()]
+            if not any(path.resolve().is_relative_to(folder) for folder in allowed):
+                raise UnknownModelError(f"{name!r} is outside the allowed models folders of this deployment")
         return path
     choices = ", ".join(sorted(known)) or "none installed"
     raise UnknownModelError(f"no model named {name!r} and no folder at that path (shipped models: {choices})")
@@ -65,6 +76,9 @@ class SelfExplainer:
         self.model = model.eval()
         self.tokenizer = tokenizer
         self.directory = directory
+        # One model is shared by every app session: forward passes take this lock, and so must
+        # any code that adds hooks or otherwise changes the model's state.
+        self.lock = threading.RLock()
 
     @property
     def config(self) -> ModelConfig:
@@ -131,7 +145,8 @@ class SelfExplainer:
         if not bool(batch.token_mask.any(dim=1).all()):
             raise InvalidInputError("the text has no tokens the model can read")
         device = next(self.model.parameters()).device
-        return batch, self.model(**batch.model_inputs(device), output_attentions=attentions)
+        with self.lock:
+            return batch, self.model(**batch.model_inputs(device), output_attentions=attentions)
 
     def needs_windows(self, text: str, pair: str | None = None) -> bool:
         """True for a single text longer than one encoder window (it is read in windows)."""
@@ -171,14 +186,15 @@ class SelfExplainer:
         plan = plan_windows(
             self.tokenizer, text, self.max_tokens, self.config.window_stride, self.config.max_span_width
         )
+        if plan.span_starts.numel() > MAX_SPANS:
+            raise InvalidInputError(
+                f"the text has {plan.span_starts.numel():,} spans, over the limit of {MAX_SPANS:,}; shorten it "
+                "or use a model with a maximum span width"
+            )
         device = next(self.model.parameters()).device
-        output = self.model.forward_windows(
-            plan.input_ids.to(device),
-            plan.attention_mask.to(device),
-            plan.token_mask.to(device),
-            plan.span_starts.to(device),
-            plan.span_ends.to(device),
-        )
+        inputs = (plan.input_ids, plan.attention_mask, plan.token_mask, plan.span_starts, plan.span_ends)
+        with self.lock:
+            output = self.model.forward_windows(*(t.to(device) for t in inputs))
         assert output.alpha is not None
         flat_index = plan.global_index.reshape(-1).numpy()
         starts = flat_index[plan.span_starts.numpy()]
