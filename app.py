@@ -36,11 +36,13 @@ PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "
 
 
 def init_inputs(pair_model: bool) -> None:
-    """Inputs come from the URL on first load, so a view can be shared as a link."""
-    if "text" not in st.session_state:
-        st.session_state.text = st.query_params.get("text", "")[:MAX_INPUT_CHARS]
-    if "pair" not in st.session_state:
-        st.session_state.pair = st.query_params.get("pair", "")[:MAX_INPUT_CHARS]
+    """Inputs come from the URL, so a view can be shared as a link; a URL that changed since this
+    page last wrote it (a link opened from another page) replaces what the boxes held."""
+    for key in ("text", "pair"):
+        in_url = st.query_params.get(key)
+        if key not in st.session_state or (in_url is not None and in_url != st.session_state.get(f"_url_{key}")):
+            st.session_state[key] = (in_url or "")[:MAX_INPUT_CHARS]
+            st.session_state[f"_url_{key}"] = in_url
 
 
 def use_example() -> None:
@@ -118,9 +120,9 @@ def main() -> None:
         st.text_area("Text to explain", key="text", height=110, max_chars=MAX_INPUT_CHARS)
     text = st.session_state.text
     pair = st.session_state.pair if pair_model else None
-    st.query_params["text"] = text
+    st.query_params["text"] = st.session_state._url_text = text
     if pair_model:
-        st.query_params["pair"] = pair or ""
+        st.query_params["pair"] = st.session_state._url_pair = pair or ""
     elif "pair" in st.query_params:
         del st.query_params["pair"]
     if not text.strip() or (pair_model and not (pair or "").strip()):

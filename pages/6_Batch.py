@@ -58,7 +58,7 @@ def scan(reader: RowReader) -> tuple[int, list[str]]:
 def run_job(explainer: SelfExplainer, reader: RowReader, job: dict, total: int) -> None:
     """Explain the rows not done yet, window by window, with a progress bar."""
     bar = st.progress(len(job["records"]) / total, text=f"{len(job['records']):,} of {total:,} rows")
-    options = BatchOptions(top_k=None, batch_size=32, attention=job["attention"])
+    options = BatchOptions(top_k=job["top_k"], batch_size=32, attention=job["attention"])
     rows = (row for row in reader if row.index >= len(job["records"]))
     for records in explain_rows(explainer, rows, options):
         if job["cancelled"]:
@@ -113,11 +113,16 @@ def results(explainer: SelfExplainer, job: dict) -> None:
 
 
 def downloads(explainer: SelfExplainer, job: dict, rows: pd.DataFrame) -> None:
-    k = st.number_input("Spans per row in the downloads (0 = all)", 0, 1000, 10, key="batch_export_k")
+    most = job["top_k"] or 1000
+    k = st.number_input(
+        f"Spans per row in the downloads (0 = all kept, up to {most})", 0, most, 0, key="batch_export_k"
+    )
     top_k = int(k) or None
     d1, d2, d3 = st.columns(3)
     d1.download_button("Results (CSV)", to_csv(job["records"], top_k), "selfexplain-batch.csv", "text/csv")
-    d2.download_button("Results (JSONL)", to_jsonl(job["records"], top_k), "selfexplain-batch.jsonl", "application/json")
+    d2.download_button(
+        "Results (JSONL)", to_jsonl(job["records"], top_k), "selfexplain-batch.jsonl", "application/json"
+    )
     d3.download_button(
         "Report (HTML, works offline)",
         report_html(job["records"], explainer.name),
@@ -149,12 +154,22 @@ def main() -> None:
     st.caption(f"{total:,} rows" + (f" · {reader.blank_lines:,} blank lines skipped" if reader.blank_lines else ""))
     if problems:
         st.warning(f"{len(problems):,} rows cannot be explained and will be listed as such: " + "; ".join(problems[:5]))
-    attention = st.checkbox("Also store [CLS]-attention entropy (for the Explorer)", True, key="batch_attention")
-    key = (upload.file_id, reader.text_column, reader.pair_column, reader.label_column, explainer.name, attention)
+    o1, o2 = st.columns(2)
+    kept = o1.number_input("Spans kept per row (0 = all; all is heavy)", 0, 1000, 10, key="batch_keep_k")
+    attention = o2.checkbox("Also store [CLS]-attention entropy (for the Explorer)", True, key="batch_attention")
+    key = (upload.file_id, reader.text_column, reader.pair_column, reader.label_column, explainer.name, attention, kept)
     job = st.session_state.get("batch_job")
     b1, b2 = st.columns([1, 5])
     if b1.button("Explain all rows", type="primary", key="batch_run"):
-        job = {"key": key, "records": [], "cancelled": False, "finished": False, "running": True, "attention": attention}
+        job = {
+            "key": key,
+            "records": [],
+            "cancelled": False,
+            "finished": False,
+            "running": True,
+            "attention": attention,
+            "top_k": int(kept) or None,
+        }
         job.update(labelled=reader.label_column is not None, pair=reader.pair_column is not None)
         st.session_state.batch_job = job
     if job is None or job["key"] != key:

@@ -69,7 +69,9 @@ def main() -> None:
     with right:
         chart(entropy_figure(frame), "explorer_entropy")
         if rows["attention_entropy"].isna().all():
-            st.caption("Attention entropy was not stored: tick the attention option on the Batch page (or --attention).")
+            st.caption(
+                "Attention entropy was not stored: tick the attention option on the Batch page (or --attention)."
+            )
 
     if stats["labelled"]:
         st.subheader("Accuracy")

@@ -7,6 +7,8 @@ Colour scales are single-hue sequential ones that still read in greyscale.
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -20,7 +22,13 @@ FONT = {"size": 14}
 MAX_GRID_UNITS = 120  # a grid ships at most 120 x 120 cells to the browser
 
 
-def _layout(fig: go.Figure, title: str, height: int) -> go.Figure:
+def plot_text(text: str) -> str:
+    """Text for plotly labels and hover: plotly reads a subset of HTML (``<b>``, ``<a href>``, ``<br>``)
+    in these strings, so user text is HTML-escaped to show as typed."""
+    return html.escape(text, quote=False)
+
+
+def apply_layout(fig: go.Figure, title: str, height: int) -> go.Figure:
     fig.update_layout(
         title={"text": title, "x": 0.0, "y": 0.99, "yanchor": "top", "font": {"size": 16}},
         height=height,
@@ -48,7 +56,7 @@ def probability_figure(explanation: Explanation) -> go.Figure:
     )
     fig.update_xaxes(range=[0, 1], tickformat=".0%")
     fig.update_yaxes(autorange="reversed")
-    return _layout(fig, "Class probabilities", 60 + 32 * len(names))
+    return apply_layout(fig, "Class probabilities", 60 + 32 * len(names))
 
 
 def rank_matrix(explanation: Explanation) -> np.ndarray:
@@ -141,7 +149,7 @@ def span_grid_figure(
         mode="markers",
         marker={"size": max(6, min(22, 400 // max(1, len(labels)))), "opacity": 0.0, "symbol": "square"},
         customdata=np.stack([rows + lo, cols + lo, alpha[rows, cols], ranks[rows, cols]], axis=1),
-        text=[texts[i][j] for i, j in zip(rows.tolist(), cols.tolist())],
+        text=[plot_text(texts[i][j]) for i, j in zip(rows.tolist(), cols.tolist())],
         hovertemplate="<b>%{text}</b><br>alpha %{customdata[2]:.4f}<br>rank %{customdata[3]}<extra></extra>",
         showlegend=False,
         name="spans",
@@ -152,12 +160,17 @@ def span_grid_figure(
         fig.add_shape(
             type="rect", x0=j - 0.5, x1=j + 0.5, y0=i - 0.5, y1=i + 0.5, line={"color": "#111827", "width": 3}
         )
-    ticks = {"tickmode": "array", "tickvals": axis, "ticktext": labels, "tickfont": {"size": 11}}
+    ticks = {
+        "tickmode": "array",
+        "tickvals": axis,
+        "ticktext": [plot_text(x) for x in labels],
+        "tickfont": {"size": 11},
+    }
     fig.update_xaxes(title="end token", **ticks)
     fig.update_yaxes(title="start token", autorange="reversed", **ticks)
     unit = "word" if word_level else "token"
     side = max(420, min(900, 120 + 18 * len(labels)))
-    fig = _layout(fig, f"Self-explaining alpha over spans ({unit} level)", side)
+    fig = apply_layout(fig, f"Self-explaining alpha over spans ({unit} level)", side)
     fig.update_layout(clickmode="event+select", dragmode=False)
     return fig
 
@@ -170,7 +183,7 @@ def attention_figure(matrix: np.ndarray, tokens: list[str] | tuple[str, ...], ti
             z=matrix,
             x=axis,
             y=axis,
-            text=[[f"{tokens[i]} → {tokens[j]}" for j in axis] for i in axis],
+            text=[[f"{plot_text(tokens[i])} → {plot_text(tokens[j])}" for j in axis] for i in axis],
             colorscale=ATTENTION_SCALE,
             colorbar={"title": "attention"},
             hovertemplate="%{text}<br>%{z:.4f}<extra></extra>",
@@ -178,10 +191,15 @@ def attention_figure(matrix: np.ndarray, tokens: list[str] | tuple[str, ...], ti
             ygap=1,
         )
     )
-    ticks = {"tickmode": "array", "tickvals": axis, "ticktext": list(tokens), "tickfont": {"size": 11}}
+    ticks = {
+        "tickmode": "array",
+        "tickvals": axis,
+        "ticktext": [plot_text(t) for t in tokens],
+        "tickfont": {"size": 11},
+    }
     fig.update_xaxes(title="attended to (key)", **ticks)
     fig.update_yaxes(title="attending (query)", autorange="reversed", **ticks)
-    return _layout(fig, title, max(420, min(900, 120 + 18 * len(tokens))))
+    return apply_layout(fig, title, max(420, min(900, 120 + 18 * len(tokens))))
 
 
 def model_view_figure(attentions: np.ndarray) -> go.Figure:
@@ -220,7 +238,7 @@ def model_view_figure(attentions: np.ndarray) -> go.Figure:
         tickvals=[ly * cell + size / 2 for ly in range(layers)],
         ticktext=[f"L{ly}" for ly in range(layers)],
     )
-    fig = _layout(fig, "Model view: every layer x head (click one to open it)", 80 + 70 * layers)
+    fig = apply_layout(fig, "Model view: every layer x head (click one to open it)", 80 + 70 * layers)
     fig.update_layout(clickmode="event+select", dragmode=False)
     return fig
 

@@ -241,7 +241,7 @@ class SelfExplainer:
             tokens.append(Token(sources[segment][start:end], start, end, segment, batch.tokens[b][p]))
         length = int(batch.attention_mask[b].sum())
         maps = None
-        if output.attentions is not None:
+        if output.attentions:  # None, or empty when the encoder cannot return attention maps
             maps = torch.stack([layer[b, :, :length, :length] for layer in output.attentions]).float().cpu().numpy()
         return Explanation(
             text=text,

@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 from selfexplain.explanation import Explanation, Span
 from selfexplain.highlight import escape_text, highlight_html
 
-_STYLE = (
+REPORT_STYLE = (
     "body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;color:#111827}"
     "table{border-collapse:collapse}td,th{border:1px solid #e5e7eb;padding:4px 8px;text-align:left}"
 )
@@ -29,7 +29,7 @@ def report_html(explanation: Explanation, spans: list[Span], figures: list[go.Fi
     )
     return (
         "<!DOCTYPE html><html><head><meta charset='utf-8'><title>selfexplain report</title>"
-        f"<style>{_STYLE}</style></head><body>"
+        f"<style>{REPORT_STYLE}</style></head><body>"
         f"<h1>selfexplain report</h1><p>Model: <b>{escape_text(explanation.model_name)}</b></p>"
         f"<h2>Prediction: {escape_text(explanation.label)} ({explanation.confidence:.1%})</h2>"
         f"<p>{probabilities}</p><h2>Top spans in the text</h2>{highlight_html(explanation, spans)}"

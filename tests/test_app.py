@@ -105,3 +105,12 @@ def test_default_model_explains_an_example() -> None:
     assert not at.exception
     assert "cutting-room floor" in at.text_area(key="text").value
     assert at.metric[0].value in ("negative", "very negative")
+
+
+def test_a_link_with_new_text_replaces_the_old_input(models_dir: Path) -> None:
+    at = open_model(models_dir, "tiny-sst")
+    at.text_area(key="text").input("first sentence typed by hand").run()
+    at.query_params["text"] = "a sentence opened from the batch page"
+    at.run()
+    assert not at.exception
+    assert at.text_area(key="text").value == "a sentence opened from the batch page"

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -157,5 +160,36 @@ def test_cli_bad_input_exits_2_naming_file_and_row(
     data.write_bytes(b"text\nok\n\xff\xfe\n")
     assert main(["batch", str(data), "--model", str(model_dir), "--out", str(tmp_path / "o.jsonl")]) == 2
     assert "bad.csv: line 3: not UTF-8 text" in capsys.readouterr().err
-    assert main(["batch", str(data), "--model", str(model_dir), "--out", "o", "--text-column", "x"]) == 2
+    assert (
+        main(["batch", str(data), "--model", str(model_dir), "--out", str(tmp_path / "x.jsonl"), "--text-column", "x"])
+        == 2
+    )
     assert "no column 'x' (columns: text)" in capsys.readouterr().err
+    assert not (tmp_path / "x.jsonl").exists()  # nothing written for a file that cannot be read
+
+
+@pytest.mark.skipif(
+    not os.environ.get("SELFEXPLAIN_ACCELERATE_TEST"),
+    reason="starts two Python processes (over a minute on a busy machine); set SELFEXPLAIN_ACCELERATE_TEST=1",
+)
+def test_accelerate_launch_two_cpu_processes_matches_one(model_dir: Path, tmp_path: Path) -> None:
+    """The real thing: ``accelerate launch --cpu --num_processes 2`` shards windows and merges them."""
+    data = corpus(tmp_path / "d.csv", 12)  # --batch-size 1: windows of 8 rows, so each process gets one
+    common = ["batch", str(data), "--model", str(model_dir), "--batch-size", "1", "--label-column", "label"]
+    single = tmp_path / "one.jsonl"
+    assert main([*common, "--out", str(single), "--no-progress"]) == 0
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1]), "OMP_NUM_THREADS": "1"}
+    launch = [sys.executable, "-m", "accelerate.commands.launch", "--cpu", "--num_processes", "2"]
+    launch += ["--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no"]
+    two = tmp_path / "two.jsonl"
+    done = subprocess.run(
+        [*launch, "-m", "selfexplain.cli", *common, "--out", str(two), "--no-progress"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1])["rows"] == 12
+    assert two.read_bytes() == single.read_bytes()
+    assert not list(tmp_path.glob("two.jsonl.part*"))

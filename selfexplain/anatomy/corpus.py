@@ -9,7 +9,7 @@ with ``gradients`` the loss is back-propagated to the maps for the no-op test; t
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,8 +79,10 @@ def attention_anatomy(
     head_sentences: int = 100,
     seed: int = 0,
     progress: bool = True,
+    on_progress: Callable[[float], None] | None = None,
 ) -> AnatomyResult:
-    """Every statistic of :mod:`selfexplain.anatomy.stats` over ``examples`` (texts cut to fit)."""
+    """Every statistic of :mod:`selfexplain.anatomy.stats` over ``examples`` (texts cut to fit);
+    ``on_progress`` gets the finished fraction after each batch (for app progress bars)."""
     model, tokenizer = explainer.model.eval(), explainer.tokenizer
     device = next(model.parameters()).device
     punct = punctuation_ids(tokenizer).to(device)
@@ -90,7 +92,10 @@ def attention_anatomy(
     dist_sum: torch.Tensor | None = None
     dist_count = 0.0
     seen = 0
-    for chunk in tqdm(batches(examples, batch_size), desc="attention", unit="batch", disable=not progress):
+    chunks = batches(examples, batch_size)
+    for step, chunk in enumerate(tqdm(chunks, desc="attention", unit="batch", disable=not progress), start=1):
+        if on_progress is not None:
+            on_progress(step / len(chunks))
         texts = [e.text for e in chunk]
         pairs = [e.pair or "" for e in chunk] if explainer.config.pair else None
         batch = encode(tokenizer, texts, pairs, explainer.max_tokens, truncate=True)

@@ -25,7 +25,7 @@ PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e")
 LINE_STATS = ("cls", "sep", "punct", "self", "next", "prev")
 
 
-def _layout(fig: go.Figure, title: str, height: int = 420) -> go.Figure:
+def apply_layout(fig: go.Figure, title: str, height: int = 420) -> go.Figure:
     fig.update_layout(
         title={"text": title, "x": 0.0, "font": {"size": 15}},
         height=height,
@@ -64,7 +64,7 @@ def layer_head_heatmap(values: np.ndarray, title: str, colourscale: str = "Blues
         )
     )
     fig.update_yaxes(autorange="reversed")
-    return _layout(fig, title, 120 + 34 * layers)
+    return apply_layout(fig, title, 120 + 34 * layers)
 
 
 def per_layer_lines(result: AnatomyResult, names: tuple[str, ...] = LINE_STATS) -> go.Figure:
@@ -77,7 +77,7 @@ def per_layer_lines(result: AnatomyResult, names: tuple[str, ...] = LINE_STATS) 
         )
     fig.update_xaxes(title="layer", dtick=1)
     fig.update_yaxes(title="mean attention (over heads)", rangemode="tozero")
-    return _layout(fig, "Where attention goes, by layer")
+    return apply_layout(fig, "Where attention goes, by layer")
 
 
 def entropy_lines(result: AnatomyResult) -> go.Figure:
@@ -91,7 +91,7 @@ def entropy_lines(result: AnatomyResult) -> go.Figure:
         )
     fig.update_xaxes(title="layer", dtick=1)
     fig.update_yaxes(title="nats", rangemode="tozero")
-    return _layout(fig, "Attention entropy by layer")
+    return apply_layout(fig, "Attention entropy by layer")
 
 
 def noop_figure(result: AnatomyResult) -> go.Figure:
@@ -115,7 +115,7 @@ def noop_figure(result: AnatomyResult) -> go.Figure:
         yaxis2={"title": "gradient", "overlaying": "y", "side": "right", "rangemode": "tozero"},
         xaxis={"title": "layer", "dtick": 1},
     )
-    return _layout(fig, "No-op test: attention to [SEP] and its gradient")
+    return apply_layout(fig, "No-op test: attention to [SEP] and its gradient")
 
 
 def mds_figure(result: AnatomyResult) -> go.Figure:
@@ -136,7 +136,7 @@ def mds_figure(result: AnatomyResult) -> go.Figure:
             hovertemplate="layer-head %{text}<extra></extra>",
         )
     )
-    return _layout(fig, "Heads by behaviour (MDS of Jensen-Shannon distances)", 520)
+    return apply_layout(fig, "Heads by behaviour (MDS of Jensen-Shannon distances)", 520)
 
 
 def probe_figure(table: pd.DataFrame) -> go.Figure:
@@ -160,7 +160,7 @@ def probe_figure(table: pd.DataFrame) -> go.Figure:
         )
     fig.update_xaxes(title="layer (0 = embeddings)", dtick=1)
     fig.update_yaxes(title="test accuracy", range=[0, 1.02], tickformat=".0%")
-    return _layout(fig, "Linear probe accuracy by layer")
+    return apply_layout(fig, "Linear probe accuracy by layer")
 
 
 def confusion_figure(table: pd.DataFrame) -> go.Figure:
@@ -180,7 +180,7 @@ def confusion_figure(table: pd.DataFrame) -> go.Figure:
     fig.add_hline(y=1.0, line_dash="dot", annotation_text="even split")
     fig.update_xaxes(title="layer", dtick=1)
     fig.update_yaxes(title="confusion = -log2(share on antecedent)", rangemode="tozero")
-    return _layout(fig, "Confusion score by layer")
+    return apply_layout(fig, "Confusion score by layer")
 
 
 def perturbation_figure(summary: pd.DataFrame) -> go.Figure:
@@ -198,4 +198,4 @@ def perturbation_figure(summary: pd.DataFrame) -> go.Figure:
             fig.add_trace(go.Bar(x=summary["perturbation"], y=summary[column], name=name, hovertemplate="%{y:.3f}"))
     fig.update_layout(barmode="group")
     fig.update_yaxes(range=[0, 1.02])
-    return _layout(fig, "Perturbations: accuracy, flips and explanation shift")
+    return apply_layout(fig, "Perturbations: accuracy, flips and explanation shift")

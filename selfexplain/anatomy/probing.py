@@ -3,7 +3,7 @@
 Hidden states are computed once (batched, no grad) and cached as
 ``sentence`` vectors ``[L+1, S, H]`` (mean over a sentence's real tokens; index 0 =
 embeddings) and a seeded sample of ``token`` vectors ``[L+1, T, H]``. Each probe is a
-multinomial logistic regression (standardised inputs, L2, full-batch L-BFGS), trained on
+multinomial logistic regression (standardised inputs, L2, 200 full-batch Adam steps), trained on
 a sentence-level train/test split so no sentence is in both.
 
 Tasks: ``label`` (the sentence label, pooled vector), ``position`` (which real-token
@@ -13,7 +13,7 @@ highest-alpha span).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
@@ -48,6 +48,7 @@ def cache_hidden_states(
     tokens_per_sentence: int = 8,
     seed: int = 0,
     progress: bool = True,
+    on_progress: Callable[[float], None] | None = None,
 ) -> HiddenCache:
     """One forward pass per batch; keeps pooled vectors and ``tokens_per_sentence`` random tokens a sentence."""
     model = explainer.model.eval()
@@ -56,6 +57,8 @@ def cache_hidden_states(
     sentence, token, sent_of, pos_of, in_span, labels = [], [], [], [], [], []
     for start in tqdm(range(0, len(examples), batch_size), desc="hidden states", unit="batch", disable=not progress):
         chunk = examples[start : start + batch_size]
+        if on_progress is not None:
+            on_progress(min(1.0, (start + batch_size) / len(examples)))
         pairs = [e.pair or "" for e in chunk] if explainer.config.pair else None
         batch = encode(explainer.tokenizer, [e.text for e in chunk], pairs, explainer.max_tokens, truncate=True)
         out = model(**batch.model_inputs(device), output_hidden_states=True)
@@ -92,7 +95,12 @@ def cache_hidden_states(
 
 
 def train_probe(
-    x_train: torch.Tensor, y_train: torch.Tensor, x_test: torch.Tensor, y_test: torch.Tensor, l2: float = 1e-3
+    x_train: torch.Tensor,
+    y_train: torch.Tensor,
+    x_test: torch.Tensor,
+    y_test: torch.Tensor,
+    l2: float = 1e-3,
+    steps: int = 200,
 ) -> float:
     """Test accuracy of a logistic regression fit on ``x_train`` ``[n, H]`` / ``y_train`` ``[n]``."""
     mean, std = x_train.mean(0), x_train.std(0).clamp_min(1e-6)
@@ -100,15 +108,12 @@ def train_probe(
     classes = int(max(y_train.max(), y_test.max())) + 1
     weight = torch.zeros(xtr.shape[1], classes, requires_grad=True)
     bias = torch.zeros(classes, requires_grad=True)
-    optimiser = torch.optim.LBFGS([weight, bias], max_iter=100, line_search_fn="strong_wolfe")
-
-    def closure() -> torch.Tensor:
+    optimiser = torch.optim.Adam([weight, bias], lr=0.05)
+    for _ in range(steps):
         optimiser.zero_grad()
         loss = torch.nn.functional.cross_entropy(xtr @ weight + bias, y_train) + l2 * weight.pow(2).sum()
         loss.backward()
-        return loss
-
-    optimiser.step(closure)
+        optimiser.step()
     with torch.no_grad():
         return float(((xte @ weight + bias).argmax(1) == y_test).float().mean())
 

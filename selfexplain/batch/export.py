@@ -14,7 +14,7 @@ from selfexplain.batch.explore import confusion, label_names_of, records_frame, 
 from selfexplain.batch.figures import confusion_figure
 from selfexplain.batch.records import FIELDS, record_explanation, record_spans
 from selfexplain.highlight import escape_text, highlight_html
-from selfexplain.report import _STYLE
+from selfexplain.report import REPORT_STYLE
 
 
 def _cut(record: dict[str, Any], top_k: int | None) -> dict[str, Any]:
@@ -99,7 +99,7 @@ def report_html(records: list[dict[str, Any]], model_name: str, errors_shown: in
     more = f"<p>… and {len(failed) - 100:,} more.</p>" if len(failed) > 100 else ""
     return (
         "<!DOCTYPE html><html><head><meta charset='utf-8'><title>selfexplain batch report</title>"
-        f"<style>{_STYLE}mark{{color:inherit}}</style></head><body>"
+        f"<style>{REPORT_STYLE}mark{{color:inherit}}</style></head><body>"
         f"<h1>selfexplain batch report</h1><p>Model: <b>{escape_text(model_name)}</b></p>"
         f"<h2>Summary</h2><table>{numbers}</table>{charts}"
         f"<h2>Most confident errors</h2>{''.join(blocks) or '<p>No errors on labelled rows.</p>'}"

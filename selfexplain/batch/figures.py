@@ -6,7 +6,7 @@ import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
-from selfexplain.figures import _layout
+from selfexplain.figures import apply_layout
 
 
 def confusion_figure(table: pd.DataFrame) -> go.Figure:
@@ -24,7 +24,7 @@ def confusion_figure(table: pd.DataFrame) -> go.Figure:
     )
     fig.update_xaxes(title="predicted")
     fig.update_yaxes(title="gold", autorange="reversed")
-    return _layout(fig, "Confusion matrix", 140 + 50 * len(table))
+    return apply_layout(fig, "Confusion matrix", 140 + 50 * len(table))
 
 
 def top_spans_figure(table: pd.DataFrame) -> go.Figure:
@@ -44,14 +44,14 @@ def top_spans_figure(table: pd.DataFrame) -> go.Figure:
     )
     fig.update_yaxes(matches=None, showticklabels=True, autorange="reversed", title=None)
     rows = -(-len(labels) // 3) if labels else 1
-    return _layout(fig, "Most frequent top spans per predicted class", 120 + 330 * rows)
+    return apply_layout(fig, "Most frequent top spans per predicted class", 120 + 330 * rows)
 
 
 def span_length_figure(table: pd.DataFrame) -> go.Figure:
     """Stacked bars: how many examples have a top span of each length (tokens), by predicted class."""
     fig = px.bar(table, x="top_span_length", y="count", color="label")
     fig.update_xaxes(title="top span length (tokens)", dtick=1)
-    return _layout(fig, "Length of the top alpha span", 380)
+    return apply_layout(fig, "Length of the top alpha span", 380)
 
 
 def entropy_figure(frame: pd.DataFrame) -> go.Figure:
@@ -71,10 +71,10 @@ def entropy_figure(frame: pd.DataFrame) -> go.Figure:
         )
         fig.update_xaxes(title="attention entropy / log(tokens)", row=1, col=1)
         fig.update_yaxes(title="alpha entropy / log(spans)", row=1, col=1)
-        return _layout(fig, "How spread out: alpha over spans vs [CLS] attention over tokens", 520)
+        return apply_layout(fig, "How spread out: alpha over spans vs [CLS] attention over tokens", 520)
     fig = px.histogram(rows, x="alpha_entropy_norm", color="label", nbins=30)
     fig.update_xaxes(title="alpha entropy / log(spans)")
-    return _layout(fig, "How spread out alpha is (0 = one span, 1 = uniform)", 400)
+    return apply_layout(fig, "How spread out alpha is (0 = one span, 1 = uniform)", 400)
 
 
 def accuracy_figure(table: pd.DataFrame, column: str, title: str) -> go.Figure:
@@ -91,4 +91,4 @@ def accuracy_figure(table: pd.DataFrame, column: str, title: str) -> go.Figure:
     )
     fig.update_yaxes(range=[0, 1.1], tickformat=".0%", title="accuracy")
     fig.update_xaxes(title=column.replace("_", " "), type="category")
-    return _layout(fig, title, 380)
+    return apply_layout(fig, title, 380)

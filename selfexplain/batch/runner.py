@@ -172,6 +172,7 @@ def run_batch(
 ) -> int:
     """Explain every row of ``reader`` into ``out`` (JSONL); returns how many rows this process explained now."""
     check_columns(explainer, reader)
+    next(iter(reader), None)  # file-level problems of the header or first row fail before anything is written
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     meta = run_meta(explainer, reader, options)

@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 from selfexplain.highlight import escape_text
 
 
-def _layout(fig: go.Figure, title: str, height: int = 420) -> go.Figure:
+def apply_layout(fig: go.Figure, title: str, height: int = 420) -> go.Figure:
     fig.update_layout(title={"text": title, "x": 0.0}, height=height, template="plotly_white", font={"size": 13})
     return fig
 
@@ -20,7 +20,7 @@ def curve_figure(curves: pd.DataFrame) -> go.Figure:
         fig.add_trace(go.Scatter(x=part["fraction_removed"], y=part["probability"], mode="lines+markers", name=name))
     fig.update_xaxes(title="fraction of tokens removed (top-ranked first)", tickformat=".0%")
     fig.update_yaxes(title="probability of the predicted class")
-    return _layout(fig, "Perturbation curves (lower = more faithful ranking)")
+    return apply_layout(fig, "Perturbation curves (lower = more faithful ranking)")
 
 
 def flip_figure(flips: pd.DataFrame) -> go.Figure:
@@ -29,7 +29,7 @@ def flip_figure(flips: pd.DataFrame) -> go.Figure:
     for name, part in flips.groupby("explainer", sort=False):
         fig.add_trace(go.Box(y=part["flip_fraction"], name=name, boxmean=True))
     fig.update_yaxes(title="fraction removed until the label flips (1 = never)", range=[0, 1.02])
-    return _layout(fig, "Decision-flip fractions (lower = more faithful)")
+    return apply_layout(fig, "Decision-flip fractions (lower = more faithful)")
 
 
 def tau_figure(tau: pd.DataFrame) -> go.Figure:
@@ -48,10 +48,10 @@ def tau_figure(tau: pd.DataFrame) -> go.Figure:
         )
     )
     fig.update_yaxes(autorange="reversed")
-    return _layout(fig, "Rank agreement (mean Kendall tau)", height=520)
+    return apply_layout(fig, "Rank agreement (mean Kendall tau)", height=520)
 
 
 def summary_bar_figure(summary: pd.DataFrame, metric: str) -> go.Figure:
     """One bar per explainer for ``metric`` (a column of the summary table)."""
     fig = go.Figure(go.Bar(x=summary["explainer"], y=summary[metric]))
-    return _layout(fig, f"{metric} by explainer", height=360)
+    return apply_layout(fig, f"{metric} by explainer", height=360)

@@ -1,0 +1,107 @@
+"""Attention anatomy: statistics per layer x head, the no-op test, head clusters, confusion score."""
+
+from __future__ import annotations
+
+import hashlib
+import tempfile
+from pathlib import Path
+
+import streamlit as st
+
+from pages import ASSETS, cached_explainer, model_picker
+from selfexplain.anatomy import figures as F
+from selfexplain.anatomy.agreement import agreement_sentences, confusion_by_layer
+from selfexplain.anatomy.corpus import AnatomyResult, attention_anatomy
+from selfexplain.data import read_examples
+from selfexplain.errors import USER_ERRORS
+
+st.set_page_config(page_title="selfexplain · Attention anatomy", layout="wide")
+SAMPLE = ASSETS / "anatomy" / "sentences.txt"
+
+
+@st.cache_resource
+def results_store() -> dict[tuple, AnatomyResult]:
+    """Results per (model, data, settings), shared by sessions (a progress bar cannot run inside st.cache_data)."""
+    return {}
+
+
+def compute(directory: str, data: bytes, suffix: str, limit: int, gradients: bool, seed: int) -> AnatomyResult:
+    """Cached per (model, data, settings), with a progress bar while it runs."""
+    store = results_store()
+    key = (directory, hashlib.sha1(data).hexdigest(), suffix, limit, gradients, seed)
+    if key not in store:
+        bar = st.progress(0.0, text="Running the model over the corpus…")
+        store[key] = run(directory, data, suffix, limit, gradients, seed, bar.progress)
+        bar.empty()
+        while len(store) > 16:
+            store.pop(next(iter(store)))
+    return store[key]
+
+
+def run(directory: str, data: bytes, suffix: str, limit: int, gradients: bool, seed: int, bar) -> AnatomyResult:
+    path = Path(tempfile.gettempdir()) / f"selfexplain-anatomy-{hashlib.sha1(data).hexdigest()}{suffix}"
+    path.write_bytes(data)
+    explainer = cached_explainer(directory)
+    examples = read_examples(path, label_names=explainer.config.label_names)[:limit]
+    return attention_anatomy(explainer, examples, gradients=gradients, seed=seed, progress=False, on_progress=bar)
+
+
+@st.cache_data(show_spinner="Scoring agreement sentences…", max_entries=8)
+def confusion(directory: str, per_template: int, seed: int):
+    return confusion_by_layer(cached_explainer(directory), agreement_sentences(per_template, seed))
+
+
+st.title("Attention anatomy")
+st.caption("Where each head looks, averaged over a corpus (Clark et al., 2019). See docs/anatomy.md for definitions.")
+explainer = model_picker()
+if explainer is None:
+    st.stop()
+directory = st.session_state.model_directory
+with st.sidebar:
+    source = st.radio(
+        "Corpus", ["Shipped sample (40 sentences)", "Upload a file", "Open a results folder"], key="anat_source"
+    )
+    limit = st.slider("Sentences (at most)", 10, 1000, 200, step=10, key="anat_limit")
+    gradients = st.checkbox("No-op gradient test (slower)", value=True, key="anat_grad")
+    seed = int(st.number_input("Seed", 0, 10_000, 0, key="anat_seed"))
+result: AnatomyResult | None = None
+try:
+    if source == "Open a results folder":
+        folder = st.text_input("Folder written by `selfexplain anatomy`", key="anat_folder").strip()
+        if folder:
+            result = AnatomyResult.load(Path(folder))
+    else:
+        data, suffix = SAMPLE.read_bytes(), ".txt"
+        if source == "Upload a file":
+            upload = st.file_uploader(
+                "SST lines, CSV, TSV or JSONL", type=["txt", "csv", "tsv", "jsonl"], key="anat_upload"
+            )
+            data, suffix = (upload.getvalue(), Path(upload.name).suffix) if upload else (b"", "")
+        if data and st.toggle("Run", key="anat_run", value=source != "Upload a file"):
+            result = compute(directory, data, suffix, limit, gradients, seed)
+except USER_ERRORS as err:
+    st.error(str(err))
+except (OSError, ValueError, KeyError) as err:
+    st.error(f"Cannot read these results: {err}")
+if result is None:
+    st.info("Choose a corpus to compute the statistics.")
+    st.stop()
+
+layers, heads = result.shape
+st.write(f"**{result.sentences}** sentences · {layers} layers × {heads} heads")
+table = F.stats_table(result)
+st.download_button("Download the statistics (CSV)", table.to_csv(index=False), "attention_stats.csv", "text/csv")
+left, right = st.columns(2)
+names = [n for n in F.STAT_TITLES if n in result.stats and (result.pair or n not in ("within", "across"))]
+stat = left.selectbox("Statistic", names, format_func=F.STAT_TITLES.get, key="anat_stat")
+left.plotly_chart(F.layer_head_heatmap(result.stats[stat], F.STAT_TITLES[stat]), key="anat_heat", theme=None)
+right.plotly_chart(F.per_layer_lines(result), key="anat_lines", theme=None)
+left.plotly_chart(F.entropy_lines(result), key="anat_entropy", theme=None)
+right.plotly_chart(F.noop_figure(result), key="anat_noop", theme=None)
+if result.mds is not None:
+    st.plotly_chart(F.mds_figure(result), key="anat_mds", theme=None)
+if not explainer.config.pair and st.checkbox("Confusion score on agreement sentences", key="anat_conf"):
+    per = st.slider("Sentences per template", 10, 150, 50, step=10, key="anat_conf_n")
+    frame = confusion(directory, per, seed)
+    st.plotly_chart(F.confusion_figure(frame), key="anat_confusion", theme=None)
+    st.download_button("Download confusion scores (CSV)", frame.to_csv(index=False), "confusion.csv", "text/csv")

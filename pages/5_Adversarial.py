@@ -1,0 +1,143 @@
+"""Adversarial and perturbed inputs: one example side by side, or a whole corpus (Si et al., 2019)."""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import tempfile
+from pathlib import Path
+
+import streamlit as st
+
+from pages import ASSETS, cached_explainer, cached_explanation, model_picker
+from selfexplain.anatomy.figures import perturbation_figure
+from selfexplain.anatomy.perturb import (
+    PERTURBATIONS,
+    append_distractor,
+    drop_top_attention,
+    drop_top_span,
+    example_rng,
+    parse_antonyms,
+    shuffle_degree,
+    shuffle_words,
+    swap_antonyms,
+)
+from selfexplain.anatomy.robustness import explanation_shift, perturbation_study
+from selfexplain.attention import aggregate_attention
+from selfexplain.data import read_examples
+from selfexplain.errors import USER_ERRORS
+from selfexplain.figures import attention_figure, span_grid_figure
+from selfexplain.highlight import escape_text
+
+st.set_page_config(page_title="selfexplain · Adversarial", layout="wide")
+SAMPLE = ASSETS / "anatomy" / "sentences.txt"
+DEFAULT_ANTONYMS = "good:bad, best:worst, funny:dull, love:hate, beautiful:ugly, great:awful"
+
+
+def marked(words: list[str], changed: set[int]) -> str:
+    """Escaped words, the changed ones highlighted."""
+    parts = [f"<mark>{escape_text(w)}</mark>" if i in changed else escape_text(w) for i, w in enumerate(words)]
+    return "<div style='font-size:1.1em;line-height:1.8'>" + " ".join(parts) + "</div>"
+
+
+def differences(before: str, after: str) -> tuple[str, str]:
+    a, b = before.split(), after.split()
+    gone, new = set(), set()
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        if tag != "equal":
+            gone.update(range(i1, i2))
+            new.update(range(j1, j2))
+    return marked(a, gone), marked(b, new)
+
+
+@st.cache_data(show_spinner="Perturbing the corpus…", max_entries=8)
+def study(directory: str, data: bytes, suffix: str, limit: int, kinds: tuple[str, ...], seed: int, antonyms: str):
+    path = Path(tempfile.gettempdir()) / f"selfexplain-perturb-{hashlib.sha1(data).hexdigest()}{suffix}"
+    path.write_bytes(data)
+    explainer = cached_explainer(directory)
+    examples = read_examples(path, label_names=explainer.config.label_names)[:limit]
+    mapping = parse_antonyms(antonyms) if antonyms.strip() else None
+    return perturbation_study(explainer, examples, kinds, seed, mapping, progress=False)
+
+
+st.title("Adversarial and perturbed inputs")
+explainer = model_picker()
+if explainer is None:
+    st.stop()
+if explainer.config.pair:
+    st.info("Perturbations change the first text (the premise); the hypothesis is kept.")
+directory = st.session_state.model_directory
+with st.sidebar:
+    seed = int(st.number_input("Seed", 0, 10_000, 0, key="adv_seed"))
+    antonyms = st.text_area("Antonym pairs (word:antonym)", DEFAULT_ANTONYMS, key="adv_antonyms")
+single, corpus = st.tabs(["One example", "A corpus"])
+with single:
+    text = st.text_area(
+        "Text", "The visuals are beautiful and the story is funny, but the ending is bad.", key="adv_text"
+    )
+    pair = st.text_area("Hypothesis", key="adv_pair") if explainer.config.pair else None
+    kind = st.selectbox("Perturbation", PERTURBATIONS, key="adv_kind")
+    distractor = st.text_input(
+        "Distractor sentence", "The weather in the north was cold all week.", key="adv_distractor"
+    )
+    try:
+        if not text.strip() or (pair is not None and not pair.strip()):
+            st.info("Type a text to perturb.")
+        else:
+            original = cached_explanation(directory, text, pair)
+            makers = {
+                "shuffle": lambda: shuffle_words(text, example_rng(seed, 0)),
+                "distractor": lambda: append_distractor(text, distractor, example_rng(seed, 0)),
+                "drop_top_span": lambda: drop_top_span(original),
+                "drop_top_attention": lambda: drop_top_attention(original),
+                "antonyms": lambda: swap_antonyms(text, parse_antonyms(antonyms)),
+            }
+            changed = makers[kind]()
+            if not changed.strip():
+                st.warning("The perturbation removed the whole text.")
+                st.stop()
+            after = cached_explanation(directory, changed, pair)
+            js_alpha, js_attention = explanation_shift(original, after)
+            st.caption(
+                f"Shuffle degree {shuffle_degree(text, changed):.2f} · JS shift of alpha {js_alpha:.3f} · "
+                f"of [CLS] attention {js_attention:.3f}"
+            )
+            columns = st.columns(2)
+            marks = differences(text, changed)
+            for column, name, expl, html in zip(columns, ("Original", "Perturbed"), (original, after), marks):
+                with column:
+                    st.subheader(name)
+                    st.html(html)
+                    st.metric("Prediction", expl.label, f"{expl.confidence:.1%}", delta_color="off")
+                    st.plotly_chart(span_grid_figure(expl), key=f"adv_grid_{name}", theme=None)
+                    if expl.attentions is not None:
+                        matrix = aggregate_attention(expl.attentions, "mean over heads")
+                        fig = attention_figure(matrix, list(expl.attention_tokens or ()), "Last layer, mean over heads")
+                        st.plotly_chart(fig, key=f"adv_attn_{name}", theme=None)
+    except (*USER_ERRORS, ValueError) as err:
+        st.error(str(err))
+with corpus:
+    source = st.radio("Corpus", ["Shipped sample (40 sentences)", "Upload a file"], key="adv_source", horizontal=True)
+    limit = st.slider("Examples (at most)", 5, 500, 40, step=5, key="adv_limit")
+    kinds = st.multiselect("Perturbations", PERTURBATIONS, list(PERTURBATIONS), key="adv_kinds")
+    data, suffix = SAMPLE.read_bytes(), ".txt"
+    if source == "Upload a file":
+        upload = st.file_uploader(
+            "Labelled SST lines, CSV, TSV or JSONL", type=["txt", "csv", "tsv", "jsonl"], key="adv_upload"
+        )
+        data, suffix = (upload.getvalue(), Path(upload.name).suffix) if upload else (b"", "")
+    if data and kinds and st.button("Run", key="adv_run"):
+        st.session_state.adv_ready = True
+    if data and kinds and st.session_state.get("adv_ready"):
+        try:
+            summary, rows = study(directory, data, suffix, limit, tuple(kinds), seed, antonyms)
+        except (*USER_ERRORS, ValueError) as err:
+            st.error(str(err))
+            st.stop()
+        if summary.empty:
+            st.warning("No perturbation applied (antonyms needs at least one pair).")
+        else:
+            st.plotly_chart(perturbation_figure(summary), key="adv_bars", theme=None)
+            st.dataframe(summary.round(3), hide_index=True)
+            st.download_button("Download the summary (CSV)", summary.to_csv(index=False), "perturbation_summary.csv")
+            st.download_button("Download every example (CSV)", rows.to_csv(index=False), "perturbation_examples.csv")

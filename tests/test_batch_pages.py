@@ -1,0 +1,83 @@
+"""AppTest checks of the Batch and Explorer pages with a small uploaded file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers import make_explainer
+from streamlit.testing.v1 import AppTest
+
+from selfexplain.batch.export import to_jsonl
+from selfexplain.checkpoint import save_model
+
+ROOT = Path(__file__).resolve().parents[1]
+BATCH = str(ROOT / "pages" / "6_Batch.py")
+EXPLORER = str(ROOT / "pages" / "7_Explorer.py")
+DATA = b"text,label\na lovely warm film,positive\n,neutral\nslow and dull,0\nfun story,4\n"
+
+
+@pytest.fixture(scope="module")
+def model_dir(tiny_encoder: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    explainer = make_explainer(tiny_encoder, seed=5)
+    directory = tmp_path_factory.mktemp("page-models") / "tiny-sst"
+    save_model(explainer.model, explainer.tokenizer, directory)
+    return directory
+
+
+def open_page(path: str, model_dir: Path) -> AppTest:
+    at = AppTest.from_file(path, default_timeout=120)
+    at.run()
+    at.selectbox(key="model_choice").set_value("Other folder…").run()
+    at.text_input(key="model_path").input(str(model_dir)).run()
+    return at
+
+
+def test_batch_page_upload_run_filter(model_dir: Path) -> None:
+    at = open_page(BATCH, model_dir)
+    assert not at.exception and any("Upload a file" in i.value for i in at.info)
+    at.file_uploader(key="batch_file").set_value(("reviews.csv", DATA, "text/csv")).run()
+    assert not at.exception
+    assert at.selectbox(key="batch_text_col").value == "text"
+    assert at.selectbox(key="batch_label_col").value == "label"
+    assert "row 2 (line 3): empty text in column 'text'" in at.warning[0].value
+    at.button(key="batch_run").click().run()
+    assert not at.exception
+    assert any("Explained 4 rows" in s.value for s in at.success)
+    table = at.dataframe
+    assert list(table[0].value["error"]) == ["row 2 (line 3): empty text in column 'text'"]
+    results = table[1].value
+    assert list(results["row"]) == [1, 3, 4]
+    assert set(results.columns) >= {"text", "label", "confidence", "top_spans", "gold", "correct"}
+    job = at.session_state["batch_job"]
+    assert [r["gold"] for r in job["records"]] == ["positive", None, "very negative", "very positive"]
+    assert max(len(r["spans"]) for r in job["records"]) == 10  # the default "spans kept per row"
+    wrong = sum(r["correct"] is False for r in job["records"])
+    at.selectbox(key="batch_filter_correct").set_value("wrong").run()
+    assert len(at.dataframe[1].value) == wrong
+    assert len(at.get("download_button")) == 3  # CSV, JSONL, HTML report
+    assert not at.exception
+
+
+def test_batch_page_explains_bad_files(model_dir: Path) -> None:
+    at = open_page(BATCH, model_dir)
+    at.file_uploader(key="batch_file").set_value(("latin.csv", "text\ncaf\xe9\n".encode("latin-1"), "text/csv")).run()
+    assert at.error[0].value.startswith("latin.csv: line 2: not UTF-8 text")
+    at.file_uploader(key="batch_file").set_value(("empty.txt", b"\n\n", "text/plain")).run()
+    assert at.error[0].value == "empty.txt: no rows to explain"
+
+
+def test_explorer_page_reads_a_results_file() -> None:
+    from test_batch_explore import RECORDS
+
+    at = AppTest.from_file(EXPLORER, default_timeout=60)
+    at.run()
+    assert not at.exception and any("Run a batch" in i.value for i in at.info)
+    at.file_uploader(key="explorer_file").set_value(("r.jsonl", to_jsonl(RECORDS).encode(), "application/json")).run()
+    assert not at.exception
+    assert [m.value for m in at.metric] == ["4", "1", "50.0%"]
+    titles = [e.proto.spec for e in at.get("plotly_chart")]
+    assert len(titles) == 6
+    assert at.dataframe[0].value["span"].tolist() == ["dull", "lovely"]
+    at.file_uploader(key="explorer_file").set_value(("bad.jsonl", b"{oops\n", "application/json")).run()
+    assert at.error[0].value.startswith("bad.jsonl: line 1: invalid JSON")
