@@ -171,6 +171,16 @@ def _load(directory: Path) -> tuple[SelfExplainingModel, PreTrainedTokenizerBase
 
 
 def _load_strict(model: SelfExplainingModel, state: dict[str, torch.Tensor], source: Path, partial: bool) -> None:
+    expected = model.state_dict()
+    for name, value in state.items():
+        if name in expected and expected[name].shape != value.shape:
+            hint = ""
+            if name.startswith("output."):
+                hint = f" (the config names {model.config.num_labels} labels, the head has {value.shape[0]})"
+            raise ModelDirectoryError(
+                f"{source}: {name} has shape {tuple(value.shape)} but the config builds {tuple(expected[name].shape)}"
+                + hint
+            )
     result = model.load_state_dict(state, strict=False)
     missing = [k for k in result.missing_keys if not (partial and k.startswith("encoder."))]
     if missing or result.unexpected_keys:
