@@ -13,41 +13,15 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 
-import psutil
 import torch
+from measure import peak_rss_increase
 
 from selfexplain.pipeline import load_model
 
 LENGTHS = (16, 32, 64, 128, 256, 512)
-
-
-def peak_rss_increase(fn: Callable[[], object], interval: float = 0.002) -> float:
-    """MB of resident memory above the starting level at the peak while ``fn`` runs."""
-    process = psutil.Process()
-    start = process.memory_info().rss
-    peak = start
-    done = threading.Event()
-
-    def sample() -> None:
-        nonlocal peak
-        while not done.is_set():
-            peak = max(peak, process.memory_info().rss)
-            time.sleep(interval)
-
-    thread = threading.Thread(target=sample, daemon=True)
-    thread.start()
-    try:
-        fn()
-    finally:
-        done.set()
-        thread.join()
-    peak = max(peak, process.memory_info().rss)
-    return (peak - start) / 2**20
 
 
 def main() -> None:

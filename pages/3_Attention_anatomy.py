@@ -3,47 +3,32 @@
 from __future__ import annotations
 
 import hashlib
-import tempfile
 from pathlib import Path
 
 import streamlit as st
 
-from pages import ASSETS, cached_explainer, model_picker
+from pages import ASSETS, cached_explainer, cached_with_progress, model_picker, upload_examples
 from selfexplain.anatomy import figures as F
 from selfexplain.anatomy.agreement import agreement_sentences, confusion_by_layer
 from selfexplain.anatomy.corpus import AnatomyResult, attention_anatomy
-from selfexplain.data import read_examples
 from selfexplain.errors import USER_ERRORS
 
 st.set_page_config(page_title="selfexplain · Attention anatomy", layout="wide")
 SAMPLE = ASSETS / "anatomy" / "sentences.txt"
 
 
-@st.cache_resource
-def results_store() -> dict[tuple, AnatomyResult]:
-    """Results per (model, data, settings), shared by sessions (a progress bar cannot run inside st.cache_data)."""
-    return {}
-
-
 def compute(directory: str, data: bytes, suffix: str, limit: int, gradients: bool, seed: int) -> AnatomyResult:
     """Cached per (model, data, settings), with a progress bar while it runs."""
-    store = results_store()
-    key = (directory, hashlib.sha1(data).hexdigest(), suffix, limit, gradients, seed)
-    if key not in store:
-        bar = st.progress(0.0, text="Running the model over the corpus…")
-        store[key] = run(directory, data, suffix, limit, gradients, seed, bar.progress)
-        bar.empty()
-        while len(store) > 16:
-            store.pop(next(iter(store)))
-    return store[key]
 
+    def run(report) -> AnatomyResult:
+        examples = upload_examples(directory, data, suffix, limit)
+        explainer = cached_explainer(directory)
+        return attention_anatomy(
+            explainer, examples, gradients=gradients, seed=seed, progress=False, on_progress=report
+        )
 
-def run(directory: str, data: bytes, suffix: str, limit: int, gradients: bool, seed: int, bar) -> AnatomyResult:
-    path = Path(tempfile.gettempdir()) / f"selfexplain-anatomy-{hashlib.sha1(data).hexdigest()}{suffix}"
-    path.write_bytes(data)
-    explainer = cached_explainer(directory)
-    examples = read_examples(path, label_names=explainer.config.label_names)[:limit]
-    return attention_anatomy(explainer, examples, gradients=gradients, seed=seed, progress=False, on_progress=bar)
+    key = ("anatomy", directory, hashlib.sha1(data).hexdigest(), suffix, limit, gradients, seed)
+    return cached_with_progress(key, "Running the model over the corpus…", run)
 
 
 @st.cache_data(show_spinner="Scoring agreement sentences…", max_entries=8)

@@ -3,49 +3,31 @@
 from __future__ import annotations
 
 import hashlib
-import tempfile
 from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
-from pages import ASSETS, cached_explainer, model_picker
+from pages import ASSETS, cached_explainer, cached_with_progress, model_picker, upload_examples
 from selfexplain.anatomy.figures import probe_figure
 from selfexplain.anatomy.probing import TASKS, cache_hidden_states, probe_by_layer
-from selfexplain.data import read_examples
 from selfexplain.errors import USER_ERRORS
 
 st.set_page_config(page_title="selfexplain · Probing", layout="wide")
 SAMPLE = ASSETS / "anatomy" / "sentences.txt"
 
 
-@st.cache_resource
-def results_store() -> dict[tuple, pd.DataFrame]:
-    """Results per (model, data, settings), shared by sessions (a progress bar cannot run inside st.cache_data)."""
-    return {}
-
-
 def compute(directory: str, data: bytes, suffix: str, limit: int, seed: int, max_position: int) -> pd.DataFrame:
-    """Cached per (model, data, settings), with a progress bar while it runs."""
-    store = results_store()
-    key = (directory, hashlib.sha1(data).hexdigest(), suffix, limit, seed, max_position)
-    if key not in store:
-        bar = st.progress(0.0, text="Computing hidden states…")
-        store[key] = run(directory, data, suffix, limit, seed, max_position, bar.progress)
-        bar.empty()
-        while len(store) > 16:
-            store.pop(next(iter(store)))
-    return store[key]
+    """Hidden states once, then one probe per task and layer; cached per (model, data, settings)."""
 
+    def run(report) -> pd.DataFrame:
+        examples = upload_examples(directory, data, suffix, limit)
+        explainer = cached_explainer(directory)
+        cache = cache_hidden_states(explainer, examples, seed=seed, progress=False, on_progress=report)
+        return probe_by_layer(cache, TASKS, seed=seed, max_position=max_position, progress=False)
 
-def run(directory: str, data: bytes, suffix: str, limit: int, seed: int, max_position: int, bar) -> pd.DataFrame:
-    """Hidden states once, then one probe per task and layer."""
-    path = Path(tempfile.gettempdir()) / f"selfexplain-probe-{hashlib.sha1(data).hexdigest()}{suffix}"
-    path.write_bytes(data)
-    explainer = cached_explainer(directory)
-    examples = read_examples(path, label_names=explainer.config.label_names)[:limit]
-    cache = cache_hidden_states(explainer, examples, seed=seed, progress=False, on_progress=bar)
-    return probe_by_layer(cache, TASKS, seed=seed, max_position=max_position, progress=False)
+    key = ("probe", directory, hashlib.sha1(data).hexdigest(), suffix, limit, seed, max_position)
+    return cached_with_progress(key, "Computing hidden states…", run)
 
 
 st.title("Probing by layer")

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import difflib
-import hashlib
-import tempfile
 from pathlib import Path
 
 import streamlit as st
 
-from pages import ASSETS, cached_explainer, cached_explanation, model_picker
+from pages import ASSETS, cached_explainer, cached_explanation, model_picker, upload_examples
 from selfexplain.anatomy.figures import perturbation_figure
 from selfexplain.anatomy.perturb import (
     PERTURBATIONS,
@@ -24,7 +22,6 @@ from selfexplain.anatomy.perturb import (
 )
 from selfexplain.anatomy.robustness import explanation_shift, perturbation_study
 from selfexplain.attention import aggregate_attention
-from selfexplain.data import read_examples
 from selfexplain.errors import USER_ERRORS
 from selfexplain.figures import attention_figure, span_grid_figure
 from selfexplain.highlight import escape_text
@@ -52,10 +49,8 @@ def differences(before: str, after: str) -> tuple[str, str]:
 
 @st.cache_data(show_spinner="Perturbing the corpus…", max_entries=8)
 def study(directory: str, data: bytes, suffix: str, limit: int, kinds: tuple[str, ...], seed: int, antonyms: str):
-    path = Path(tempfile.gettempdir()) / f"selfexplain-perturb-{hashlib.sha1(data).hexdigest()}{suffix}"
-    path.write_bytes(data)
     explainer = cached_explainer(directory)
-    examples = read_examples(path, label_names=explainer.config.label_names)[:limit]
+    examples = upload_examples(directory, data, suffix, limit)
     mapping = parse_antonyms(antonyms) if antonyms.strip() else None
     return perturbation_study(explainer, examples, kinds, seed, mapping, progress=False)
 

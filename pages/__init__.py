@@ -6,17 +6,23 @@ widgets, call the library, render.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import streamlit as st
 
+from selfexplain.data import Example, read_examples
 from selfexplain.errors import USER_ERRORS
 from selfexplain.explanation import Explanation
 from selfexplain.pipeline import DEFAULT_MODEL, SelfExplainer, available_models, load_model, resolve_model
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
 OTHER_FOLDER = "Other folder…"
+T = TypeVar("T")
 
 
 @st.cache_resource(show_spinner="Loading the model…", max_entries=4)
@@ -29,6 +35,31 @@ def cached_explainer(directory: str) -> SelfExplainer:
 def cached_explanation(directory: str, text: str, pair: str | None) -> Explanation:
     """The model runs only when the input (or the model) changes."""
     return cached_explainer(directory).explain(text, pair=pair, attentions=True)
+
+
+def upload_examples(directory: str, data: bytes, suffix: str, limit: int) -> list[Example]:
+    """Labelled examples from uploaded bytes (SST lines, CSV, TSV or JSONL), at most ``limit``."""
+    path = Path(tempfile.gettempdir()) / f"selfexplain-upload-{hashlib.sha1(data).hexdigest()}{suffix}"
+    path.write_bytes(data)
+    return read_examples(path, label_names=cached_explainer(directory).config.label_names)[:limit]
+
+
+@st.cache_resource
+def _results_store() -> dict[tuple, object]:
+    return {}
+
+
+def cached_with_progress(key: tuple, label: str, compute: Callable[[Callable[[float], None]], T]) -> T:
+    """``compute(report_progress)`` once per ``key`` and process, with a progress bar while it runs
+    (``st.cache_data`` cannot hold a progress bar). Keeps the 16 most recent results."""
+    store = _results_store()
+    if key not in store:
+        bar = st.progress(0.0, text=label)
+        store[key] = compute(lambda fraction: bar.progress(min(max(float(fraction), 0.0), 1.0), text=label))
+        bar.empty()
+        while len(store) > 16:
+            store.pop(next(iter(store)))
+    return store[key]  # type: ignore[return-value]
 
 
 def examples_for(model_name: str) -> list[dict[str, str]]:
