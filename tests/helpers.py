@@ -46,3 +46,12 @@ def make_explainer(encoder: Path, pair: bool = False, seed: int = 0, **overrides
     model = SelfExplainingModel(config)
     tokenizer = AutoTokenizer.from_pretrained(encoder)
     return SelfExplainer(model, tokenizer)
+
+
+def free_port() -> int:
+    """A free TCP port on the loopback interface."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
