@@ -8,6 +8,7 @@ Colour scales are single-hue sequential ones that still read in greyscale.
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -37,6 +38,23 @@ def apply_layout(fig: go.Figure, title: str, height: int) -> go.Figure:
         template="plotly_white",
     )
     return fig
+
+
+def _token_axes(fig: go.Figure, axis: list[int], labels: Sequence[str], x_title: str, y_title: str) -> None:
+    """Token labels on both axes of a square grid, the first row at the top."""
+    ticks = {
+        "tickmode": "array",
+        "tickvals": axis,
+        "ticktext": [plot_text(x) for x in labels],
+        "tickfont": {"size": 11},
+    }
+    fig.update_xaxes(title=x_title, **ticks)
+    fig.update_yaxes(title=y_title, autorange="reversed", **ticks)
+
+
+def _square_side(units: int) -> int:
+    """Pixel height of a square grid: readable cells, bounded for small and large inputs."""
+    return max(420, min(900, 120 + 18 * units))
 
 
 def probability_figure(explanation: Explanation) -> go.Figure:
@@ -160,17 +178,9 @@ def span_grid_figure(
         fig.add_shape(
             type="rect", x0=j - 0.5, x1=j + 0.5, y0=i - 0.5, y1=i + 0.5, line={"color": "#111827", "width": 3}
         )
-    ticks = {
-        "tickmode": "array",
-        "tickvals": axis,
-        "ticktext": [plot_text(x) for x in labels],
-        "tickfont": {"size": 11},
-    }
-    fig.update_xaxes(title="end token", **ticks)
-    fig.update_yaxes(title="start token", autorange="reversed", **ticks)
+    _token_axes(fig, axis, labels, "end token", "start token")
     unit = "word" if word_level else "token"
-    side = max(420, min(900, 120 + 18 * len(labels)))
-    fig = apply_layout(fig, f"Self-explaining alpha over spans ({unit} level)", side)
+    fig = apply_layout(fig, f"Self-explaining alpha over spans ({unit} level)", _square_side(len(labels)))
     fig.update_layout(clickmode="event+select", dragmode=False)
     return fig
 
@@ -191,15 +201,8 @@ def attention_figure(matrix: np.ndarray, tokens: list[str] | tuple[str, ...], ti
             ygap=1,
         )
     )
-    ticks = {
-        "tickmode": "array",
-        "tickvals": axis,
-        "ticktext": [plot_text(t) for t in tokens],
-        "tickfont": {"size": 11},
-    }
-    fig.update_xaxes(title="attended to (key)", **ticks)
-    fig.update_yaxes(title="attending (query)", autorange="reversed", **ticks)
-    return apply_layout(fig, title, max(420, min(900, 120 + 18 * len(tokens))))
+    _token_axes(fig, axis, tokens, "attended to (key)", "attending (query)")
+    return apply_layout(fig, title, _square_side(len(tokens)))
 
 
 def model_view_figure(attentions: np.ndarray) -> go.Figure:
