@@ -35,7 +35,7 @@ st.set_page_config(page_title="selfexplain · Explain", page_icon=":mag:", layou
 PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 
 
-def init_inputs(pair_model: bool) -> None:
+def init_inputs() -> None:
     """Inputs come from the URL, so a view can be shared as a link; a URL that changed since this
     page last wrote it (a link opened from another page) replaces what the boxes held."""
     for key in ("text", "pair"):
@@ -54,8 +54,8 @@ def use_example() -> None:
             st.session_state.pop("selected_span", None)
 
 
-def selected_span(explanation: Explanation, word_level: bool) -> Span | None:
-    """The span picked in the grid or the table (stored as (segment, start_char, end_char))."""
+def selected_span(explanation: Explanation) -> Span | None:
+    """The span picked in the grid or the table, if it belongs to this input."""
     chosen = st.session_state.get("selected_span")
     if not chosen or chosen.get("key") != (explanation.text, explanation.pair):
         return None
@@ -100,7 +100,7 @@ def main() -> None:
     if explainer is None:
         return
     pair_model = explainer.config.pair
-    init_inputs(pair_model)
+    init_inputs()
     examples = examples_for(explainer.name)
     st.session_state.examples = examples
     if examples:
@@ -184,7 +184,7 @@ def render(explanation: Explanation) -> None:
             )
             view = grid_view(count, start)
             st.caption(f"Showing units {view[0]}–{view[1] - 1} of {count}.")
-        selection = selected_span(explanation, word_level)
+        selection = selected_span(explanation)
         cell = None
         if selection is not None:
             cell = (int(units[selection.start_token]), int(units[selection.end_token]))
@@ -215,10 +215,10 @@ def render(explanation: Explanation) -> None:
     rows = table_event.selection.rows if table_event is not None else []
     if rows:
         picked = explanation.top_spans(20)[rows[0]]
-        if picked != selected_span(explanation, word_level):
+        if picked != selected_span(explanation):
             remember(explanation, picked)
             st.rerun()
-    selection = selected_span(explanation, word_level)
+    selection = selected_span(explanation)
     with highlight_target.container():
         st.html(highlight_html(explanation, spans, selection))
         if selection is not None:
