@@ -137,7 +137,8 @@ def run_train(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
     )
     metrics = train(config, train_examples, dev_examples, args.out, options)
-    print(f"best dev accuracy {metrics['best_dev_accuracy']:.4f}; model in {Path(args.out) / 'best'}")
+    if metrics:  # empty on the non-main processes of a multi-process run
+        print(f"best dev accuracy {metrics['best_dev_accuracy']:.4f}; model in {Path(args.out) / 'best'}")
     return 0
 
 

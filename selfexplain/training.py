@@ -152,7 +152,8 @@ def train(
     out: Path,
     options: TrainOptions = TrainOptions(),
 ) -> dict[str, object]:
-    """Train (or resume training) into ``out``; returns the metrics written to metrics.json."""
+    """Train (or resume training) into ``out``; returns the metrics written to metrics.json
+    (an empty dict on the other processes of an ``accelerate launch`` run)."""
     from accelerate import Accelerator
 
     accelerator = Accelerator(cpu=not torch.cuda.is_available())
@@ -228,7 +229,8 @@ def train(
             (staging / "model").rmdir()
             state = {"epoch": epoch + 1, "best_dev_accuracy": best, "history": history, "options": asdict(options)}
             _save_state(staging, optimizer, state)
+    if not accelerator.is_main_process:
+        return {}  # under `accelerate launch` the main process evaluates, saves and reports
     metrics = {"best_dev_accuracy": best, "history": history, "options": asdict(options), "config": asdict(config)}
-    if accelerator.is_main_process:
-        (out / "metrics.json").write_text(json.dumps(metrics, indent=2), encoding="utf-8")
+    (out / "metrics.json").write_text(json.dumps(metrics, indent=2), encoding="utf-8")
     return metrics
