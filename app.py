@@ -29,7 +29,7 @@ from selfexplain.figures import (
 from selfexplain.highlight import highlight_html
 from selfexplain.pipeline import MAX_INPUT_CHARS
 from selfexplain.report import report_html
-from selfexplain.words import word_view
+from selfexplain.words import word_span_at, word_view
 
 st.set_page_config(page_title="selfexplain · Explain", page_icon=":mag:", layout="wide")
 PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
@@ -64,20 +64,6 @@ def selected_span(explanation: Explanation) -> Span | None:
 
 def remember(explanation: Explanation, span: Span) -> None:
     st.session_state.selected_span = {"key": (explanation.text, explanation.pair), "span": span.__dict__}
-
-
-def span_from_cell(explanation: Explanation, row: int, col: int, word_level: bool) -> Span | None:
-    if not word_level:
-        return explanation.span_at(row, col)
-    view = word_view(explanation)
-    if not view.span_mask[row, col]:
-        return None
-    segment, start, _ = view.extents[row]
-    end = view.extents[col][2]
-    tokens = np.nonzero((view.word_of_token >= row) & (view.word_of_token <= col))[0]
-    text = explanation.segment_text(segment)[start:end]
-    rank = int((view.alpha[view.span_mask] > view.alpha[row, col]).sum()) + 1
-    return Span(int(tokens[0]), int(tokens[-1]), start, end, segment, text, float(view.alpha[row, col]), rank)
 
 
 def on_model_view_select() -> None:
@@ -195,7 +181,7 @@ def render(explanation: Explanation) -> None:
         points = (event or {}).get("selection", {}).get("points", [])
         if points and "x" in points[0] and "y" in points[0]:
             row, col = int(points[0]["y"]), int(points[0]["x"])  # y = start, x = end
-            picked = span_from_cell(explanation, row, col, word_level)
+            picked = word_span_at(explanation, row, col) if word_level else explanation.span_at(row, col)
             if picked is not None and (selection is None or picked != selection):
                 remember(explanation, picked)
                 st.rerun()

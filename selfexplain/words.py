@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from selfexplain.explanation import Explanation
+from selfexplain.explanation import Explanation, Span
 
 
 @dataclass(frozen=True)
@@ -52,3 +52,20 @@ def word_view(explanation: Explanation) -> WordView:
         extents.append((first.segment, first.start, last.end))
         labels.append(explanation.segment_text(first.segment)[first.start : last.end])
     return WordView(tuple(labels), words, alpha, mask, tuple(extents))
+
+
+def word_span_at(
+    explanation: Explanation, first_word: int, last_word: int, view: WordView | None = None
+) -> Span | None:
+    """Words ``first_word .. last_word`` as a :class:`Span` carrying the word-level alpha and its rank
+    among word spans (token indices cover the words' tokens), or None if no token span lies there."""
+    view = view if view is not None else word_view(explanation)
+    if not view.span_mask[first_word, last_word]:
+        return None
+    segment, start, _ = view.extents[first_word]
+    end = view.extents[last_word][2]
+    tokens = np.flatnonzero((view.word_of_token >= first_word) & (view.word_of_token <= last_word))
+    weight = float(view.alpha[first_word, last_word])
+    rank = int((view.alpha[view.span_mask] > weight).sum()) + 1
+    text = explanation.segment_text(segment)[start:end]
+    return Span(int(tokens[0]), int(tokens[-1]), start, end, segment, text, weight, rank)

@@ -154,3 +154,15 @@ def test_long_grid_is_bounded_and_pans_along_the_diagonal() -> None:
     cells = np.array(panned.data[1].customdata)[:, :2]
     assert cells.min() >= 300 - MAX_GRID_UNITS and (cells[:, 1] - cells[:, 0]).max() == 9
     assert len(panned.data[1].x) <= MAX_GRID_UNITS * 10
+
+
+def test_word_span_carries_word_alpha_and_rank() -> None:
+    from selfexplain.words import word_span_at
+
+    exp = make_explanation(n=4)
+    view = word_view(exp)  # every token is its own word here
+    span = word_span_at(exp, 1, 2)
+    assert span is not None and span.text == "w1 w2"
+    assert span.alpha == pytest.approx(view.alpha[1, 2])
+    assert span.rank == exp.span_at(1, 2).rank
+    assert word_span_at(exp, 2, 1) is None
