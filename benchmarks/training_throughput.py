@@ -34,8 +34,8 @@ class ReferenceAdapter(torch.nn.Module):
 
     def forward(self, hidden, valid, starts, ends) -> SpanLayerOutput:
         n = hidden.shape[1]
-        ref_starts, ref_ends = enumerate_spans(n + 1)  # positions 1 .. n-1
-        ref_starts, ref_ends = ref_starts - 1, ref_ends - 1  # all spans 0 .. n-1, like ours
+        ref_starts, ref_ends = enumerate_spans(n + 2)  # positions 1 .. n
+        ref_starts, ref_ends = ref_starts - 1, ref_ends - 1  # all spans over 0 .. n-1, in our order
         keep = torch.isin(ref_starts * n + ref_ends, starts * n + ends)
         mask = (~valid).float() * 1e4
         pooled, alpha = self.reference(hidden, ref_starts[keep], ref_ends[keep], mask)
