@@ -14,13 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
+from selfexplain.cli_support import add_data_columns, read_model_examples
 from selfexplain.errors import USER_ERRORS
-
-
-def _add_data_columns(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--text-column", default="text", help="text column of CSV/TSV/JSONL files")
-    parser.add_argument("--pair-column", default=None, help="second-text column for sentence pairs")
-    parser.add_argument("--label-column", default="label", help="label column of CSV/TSV/JSONL files")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--seed", type=int, default=42)
     train.add_argument("--compact", action="store_true", help="save best/ as a delta against the encoder (small)")
     train.add_argument("--no-progress", action="store_true")
-    _add_data_columns(train)
+    add_data_columns(train)
 
     evaluate = commands.add_parser("eval", help="accuracy of a model on a labelled file")
     evaluate.add_argument("--model", default=None, help="shipped model name or model folder")
@@ -65,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     evaluate.add_argument("--batch-size", type=int, default=64)
     evaluate.add_argument("--no-progress", action="store_true")
-    _add_data_columns(evaluate)
+    add_data_columns(evaluate)
 
     explain = commands.add_parser("explain", help="explain one input")
     explain.add_argument("text")
@@ -103,13 +98,11 @@ def _label_names(text: str | None) -> list[str] | None:
 
 def run_train(args: argparse.Namespace) -> int:
     from selfexplain.config import ModelConfig
-    from selfexplain.data import read_examples
     from selfexplain.training import TrainOptions, train
 
     names = _label_names(args.labels)
-    columns = {"text_column": args.text_column, "pair_column": args.pair_column, "label_column": args.label_column}
-    train_examples = read_examples(args.train, label_names=names, split="train", **columns)
-    dev_examples = read_examples(args.dev, label_names=names, split="validation", **columns)
+    train_examples = read_model_examples(args, args.train, names, split="train")
+    dev_examples = read_model_examples(args, args.dev, names, split="validation")
     if names is None:
         count = 1 + max(int(e.label or 0) for e in [*train_examples, *dev_examples])
         names = [str(i) for i in range(count)]
@@ -143,20 +136,12 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def run_eval(args: argparse.Namespace) -> int:
-    from selfexplain.data import read_examples
     from selfexplain.evaluation import predict_examples
     from selfexplain.pipeline import load_model
 
     explainer = load_model(args.model)
     config = explainer.model.config
-    examples = read_examples(
-        args.data,
-        text_column=args.text_column,
-        pair_column=args.pair_column,
-        label_column=args.label_column,
-        label_names=config.label_names,
-        split="test",
-    )
+    examples = read_model_examples(args, args.data, config.label_names)
     result = predict_examples(
         explainer.model, explainer.tokenizer, examples, args.batch_size, not args.no_progress, windows=True
     )

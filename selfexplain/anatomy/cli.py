@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from selfexplain.cli_support import add_data_columns, read_model_examples
 from selfexplain.errors import InvalidInputError
 
 
@@ -26,9 +27,7 @@ def _common(parser: argparse.ArgumentParser, limit: int) -> None:
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--batch-size", type=int, default=16)
-    parser.add_argument("--text-column", default="text")
-    parser.add_argument("--pair-column", default=None)
-    parser.add_argument("--label-column", default="label")
+    add_data_columns(parser)
     parser.add_argument("--no-progress", action="store_true")
 
 
@@ -57,19 +56,12 @@ def add_command(subparsers: Any) -> None:
 def _load(args: argparse.Namespace) -> tuple[Any, list[Any]]:
     import numpy as np
 
-    from selfexplain.data import read_examples
     from selfexplain.pipeline import load_model
 
     if args.limit < 1:
         raise AnatomyInputError(f"--limit must be at least 1, got {args.limit}")
     explainer = load_model(args.model)
-    examples = read_examples(
-        args.data,
-        text_column=args.text_column,
-        pair_column=args.pair_column,
-        label_column=args.label_column,
-        label_names=explainer.config.label_names,
-    )
+    examples = read_model_examples(args, args.data, explainer.config.label_names)
     if explainer.config.pair and any(e.pair is None for e in examples):
         raise AnatomyInputError(f"model {explainer.name!r} takes text pairs; name the second column with --pair-column")
     if len(examples) > args.limit:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from selfexplain.cli_support import add_data_columns, read_model_examples
+
 DEFAULT_EXPLAINERS = "alpha,attention_cls,attention_mean,rollout,gradient,grad_x_input,integrated_gradients,loo,random"
 
 
@@ -22,9 +24,7 @@ def add_command(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--no-alpha-tests", action="store_true", help="skip the span-layer experiments")
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")
     parser.add_argument("--no-progress", action="store_true")
-    parser.add_argument("--text-column", default="text")
-    parser.add_argument("--pair-column", default=None)
-    parser.add_argument("--label-column", default="label")
+    add_data_columns(parser)
     parser.set_defaults(handler=run_faithfulness)
 
 
@@ -32,7 +32,6 @@ def run_faithfulness(args: argparse.Namespace) -> int:
     import torch
     from tqdm import tqdm
 
-    from selfexplain.data import read_examples
     from selfexplain.errors import InvalidInputError
     from selfexplain.faithfulness.experiment import LabOptions, run_lab
     from selfexplain.faithfulness.report import markdown_table, write_report
@@ -43,14 +42,7 @@ def run_faithfulness(args: argparse.Namespace) -> int:
     if args.threads:
         torch.set_num_threads(args.threads)
     model = load_model(args.model)
-    examples = read_examples(
-        args.data,
-        text_column=args.text_column,
-        pair_column=args.pair_column,
-        label_column=args.label_column,
-        label_names=model.config.label_names,
-        split="test",
-    )[: args.limit]
+    examples = read_model_examples(args, args.data, model.config.label_names)[: args.limit]
     names = tuple(n.strip() for n in args.explainers.split(",") if n.strip())
     options = LabOptions(explainers=names, removal=args.removal, seed=args.seed, alpha_tests=not args.no_alpha_tests)
     bar = tqdm(total=len(examples), desc="faithfulness", unit="ex", disable=args.no_progress)

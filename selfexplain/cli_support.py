@@ -1,0 +1,30 @@
+"""Pieces every ``selfexplain`` subcommand shares: the data-column options and reading a
+labelled file with a model's label names."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from selfexplain.data import Example, read_examples
+
+
+def add_data_columns(parser: argparse.ArgumentParser) -> None:
+    """``--text-column``, ``--pair-column`` and ``--label-column`` for CSV/TSV/JSONL files."""
+    parser.add_argument("--text-column", default="text", help="text column of CSV/TSV/JSONL files")
+    parser.add_argument("--pair-column", default=None, help="second-text column for sentence pairs")
+    parser.add_argument("--label-column", default="label", help="label column of CSV/TSV/JSONL files")
+
+
+def read_model_examples(
+    args: argparse.Namespace, source: str | Path, label_names: list[str] | None, split: str = "test"
+) -> list[Example]:
+    """The examples of ``source`` read with the columns named in ``args`` and the model's label names."""
+    return read_examples(
+        source,
+        text_column=args.text_column,
+        pair_column=args.pair_column,
+        label_column=args.label_column,
+        label_names=label_names,
+        split=split,
+    )
