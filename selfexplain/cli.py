@@ -46,6 +46,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="texts over --max-length tokens: cut them, or read them in overlapping windows",
     )
     train.add_argument("--window-stride", type=int, default=256, help="tokens between window starts")
+    train.add_argument(
+        "--shuffle-words",
+        action="store_true",
+        help="shuffle the words of every training text (seeded; dev data is left as is), to test word-order reliance",
+    )
     train.add_argument("--seed", type=int, default=42)
     train.add_argument("--compact", action="store_true", help="save best/ as a delta against the encoder (small)")
     train.add_argument("--no-progress", action="store_true")
@@ -102,6 +107,10 @@ def run_train(args: argparse.Namespace) -> int:
 
     names = _label_names(args.labels)
     train_examples = read_model_examples(args, args.train, names, split="train")
+    if args.shuffle_words:
+        from selfexplain.anatomy.perturb import shuffled_examples
+
+        train_examples = shuffled_examples(train_examples, args.seed)
     dev_examples = read_model_examples(args, args.dev, names, split="validation")
     if names is None:
         count = 1 + max(int(e.label or 0) for e in [*train_examples, *dev_examples])

@@ -225,3 +225,19 @@ def test_cli_commands_write_results(tiny_explainer, tmp_path: Path, capsys) -> N
     assert main(["perturb", *common, "--out", str(tmp_path / "x"), "--perturbations", "nope"]) == 2
     assert main(["perturb", *common, "--out", str(tmp_path / "x"), "--antonyms", "bad"]) == 2
     assert "antonym pair" in capsys.readouterr().err
+
+
+def test_shuffled_training_examples_keep_words_and_labels() -> None:
+    from selfexplain.anatomy.perturb import shuffled_examples
+    from selfexplain.data import Example
+
+    rows = [Example("the film was very good indeed", None, 1), Example("a man sleeps", "someone rests now", 0)]
+    once, again = shuffled_examples(rows, seed=5), shuffled_examples(rows, seed=5)
+    assert once == again  # reproducible by seed
+    for original, shuffled in zip(rows, once):
+        assert sorted(shuffled.text.split()) == sorted(original.text.split())
+        assert shuffled.label == original.label
+        if original.pair:
+            assert sorted(shuffled.pair.split()) == sorted(original.pair.split())
+    assert once[0].text != rows[0].text
+    assert shuffled_examples(rows, seed=6) != once

@@ -80,3 +80,14 @@ def test_eval_record_stores_test_accuracy(model_dir: Path, tmp_path: Path, capsy
     assert main(["eval", "--model", str(copy), "--data", str(data), "--record", "--no-progress"]) == 0
     accuracy = json.loads(capsys.readouterr().out)["accuracy"]
     assert ModelConfig.load(copy).metrics["test_accuracy"] == accuracy
+
+
+def test_train_with_shuffled_words(tiny_encoder: Path, tmp_path: Path, capsys) -> None:
+    data = tmp_path / "train.txt"
+    data.write_text("".join(f"{i % 2} the film was {'great' if i % 2 else 'dull'} and long\n" for i in range(16)))
+    out = tmp_path / "run"
+    argv = ["train", "--encoder", str(tiny_encoder), "--train", str(data), "--dev", str(data), "--out", str(out)]
+    argv += ["--labels", "neg,pos", "--epochs", "1", "--batch-size", "8", "--shuffle-words", "--no-progress"]
+    assert main(argv) == 0
+    assert "best dev accuracy" in capsys.readouterr().out
+    assert (out / "best" / "selfexplain.json").is_file()

@@ -8,9 +8,11 @@ perturbed text; random ones take a ``numpy.random.Generator`` (use
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 import numpy as np
 
+from selfexplain.data import Example
 from selfexplain.explanation import Explanation
 from selfexplain.words import word_of_token
 
@@ -26,6 +28,17 @@ def shuffle_words(text: str, rng: np.random.Generator) -> str:
     """The words in a random order."""
     words = text.split()
     return " ".join(words[i] for i in rng.permutation(len(words)))
+
+
+def shuffled_examples(examples: Sequence[Example], seed: int) -> list[Example]:
+    """Every example with the words of its text (and pair) shuffled, reproducibly per seed and position
+    (Si et al. 2019: a model trained on such text tests how much it needs word order)."""
+    shuffled = []
+    for index, example in enumerate(examples):
+        rng = example_rng(seed, index)
+        pair = shuffle_words(example.pair, rng) if example.pair else example.pair
+        shuffled.append(replace(example, text=shuffle_words(example.text, rng), pair=pair))
+    return shuffled
 
 
 def edit_distance(a: Sequence[str], b: Sequence[str]) -> int:
