@@ -12,6 +12,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from helpers import build_tiny_encoder, make_explainer  # noqa: E402
 
+from selfexplain.checkpoint import save_model  # noqa: E402
 from selfexplain.pipeline import SelfExplainer  # noqa: E402
 
 
@@ -28,3 +29,12 @@ def tiny_explainer(tiny_encoder: Path) -> SelfExplainer:
 @pytest.fixture(scope="session")
 def tiny_pair_explainer(tiny_encoder: Path) -> SelfExplainer:
     return make_explainer(tiny_encoder, pair=True)
+
+
+@pytest.fixture(scope="session")
+def tiny_model_dir(tiny_encoder: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A saved tiny single-text model folder named ``tiny-sst`` (pages, CLI and batch tests load it)."""
+    explainer = make_explainer(tiny_encoder, seed=5)
+    directory = tmp_path_factory.mktemp("models") / "tiny-sst"
+    save_model(explainer.model, explainer.tokenizer, directory)
+    return directory

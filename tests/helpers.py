@@ -55,3 +55,14 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def open_page(page: str | Path, model_dir: Path):
+    """An AppTest of ``page`` with the model folder ``model_dir`` chosen in the sidebar."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(page), default_timeout=120)
+    at.run()
+    at.selectbox(key="model_choice").set_value("Other folder…").run()
+    at.text_input(key="model_path").input(str(model_dir)).run()
+    return at

@@ -4,29 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-from helpers import make_explainer
+from helpers import open_page
 from streamlit.testing.v1 import AppTest
 
-from selfexplain.checkpoint import save_model
-
 PAGES = Path(__file__).resolve().parents[1] / "pages"
-
-
-@pytest.fixture(scope="module")
-def tiny_model(tiny_encoder: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    explainer = make_explainer(tiny_encoder, seed=5)
-    folder = tmp_path_factory.mktemp("anatomy-app") / "tiny-sst"
-    save_model(explainer.model, explainer.tokenizer, folder)
-    return folder
-
-
-def open_page(name: str, model: Path) -> AppTest:
-    at = AppTest.from_file(str(PAGES / name), default_timeout=120)
-    at.run()
-    at.selectbox(key="model_choice").set_value("Other folder…").run()
-    at.text_input(key="model_path").input(str(model)).run()
-    return at
 
 
 def titles(at: AppTest) -> list[str]:
@@ -35,8 +16,8 @@ def titles(at: AppTest) -> list[str]:
     return [(json.loads(e.proto.spec)["layout"].get("title") or {}).get("text", "") for e in at.get("plotly_chart")]
 
 
-def test_attention_anatomy_page(tiny_model: Path) -> None:
-    at = open_page("3_Attention_anatomy.py", tiny_model)
+def test_attention_anatomy_page(tiny_model_dir: Path) -> None:
+    at = open_page(PAGES / "3_Attention_anatomy.py", tiny_model_dir)
     at.slider(key="anat_limit").set_value(20).run()
     assert not at.exception and not at.error
     shown = titles(at)
@@ -48,16 +29,16 @@ def test_attention_anatomy_page(tiny_model: Path) -> None:
     assert "Confusion score by layer" in titles(at)
 
 
-def test_probing_page(tiny_model: Path) -> None:
-    at = open_page("4_Probing.py", tiny_model)
+def test_probing_page(tiny_model_dir: Path) -> None:
+    at = open_page(PAGES / "4_Probing.py", tiny_model_dir)
     assert not at.exception and not at.error
     assert "Linear probe accuracy by layer" in titles(at)
     frame = at.dataframe[0].value
     assert set(frame["task"]) == {"label", "position", "top_span"} and len(frame) == 9
 
 
-def test_adversarial_page_single_and_corpus(tiny_model: Path) -> None:
-    at = open_page("5_Adversarial.py", tiny_model)
+def test_adversarial_page_single_and_corpus(tiny_model_dir: Path) -> None:
+    at = open_page(PAGES / "5_Adversarial.py", tiny_model_dir)
     assert not at.exception and not at.error
     assert [m.label for m in at.metric] == ["Prediction", "Prediction"]
     at.text_area(key="adv_text").input("<b>bold</b> good fun").run()

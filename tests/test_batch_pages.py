@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-from helpers import make_explainer
+from helpers import open_page
 from streamlit.testing.v1 import AppTest
 
 from selfexplain.batch.export import to_jsonl
-from selfexplain.checkpoint import save_model
 
 ROOT = Path(__file__).resolve().parents[1]
 BATCH = str(ROOT / "pages" / "6_Batch.py")
@@ -17,24 +15,8 @@ EXPLORER = str(ROOT / "pages" / "7_Explorer.py")
 DATA = b"text,label\na lovely warm film,positive\n,neutral\nslow and dull,0\nfun story,4\n"
 
 
-@pytest.fixture(scope="module")
-def model_dir(tiny_encoder: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    explainer = make_explainer(tiny_encoder, seed=5)
-    directory = tmp_path_factory.mktemp("page-models") / "tiny-sst"
-    save_model(explainer.model, explainer.tokenizer, directory)
-    return directory
-
-
-def open_page(path: str, model_dir: Path) -> AppTest:
-    at = AppTest.from_file(path, default_timeout=120)
-    at.run()
-    at.selectbox(key="model_choice").set_value("Other folder…").run()
-    at.text_input(key="model_path").input(str(model_dir)).run()
-    return at
-
-
-def test_batch_page_upload_run_filter(model_dir: Path) -> None:
-    at = open_page(BATCH, model_dir)
+def test_batch_page_upload_run_filter(tiny_model_dir: Path) -> None:
+    at = open_page(BATCH, tiny_model_dir)
     assert not at.exception and any("Upload a file" in i.value for i in at.info)
     at.file_uploader(key="batch_file").set_value(("reviews.csv", DATA, "text/csv")).run()
     assert not at.exception
@@ -59,8 +41,8 @@ def test_batch_page_upload_run_filter(model_dir: Path) -> None:
     assert not at.exception
 
 
-def test_batch_page_explains_bad_files(model_dir: Path) -> None:
-    at = open_page(BATCH, model_dir)
+def test_batch_page_explains_bad_files(tiny_model_dir: Path) -> None:
+    at = open_page(BATCH, tiny_model_dir)
     at.file_uploader(key="batch_file").set_value(("latin.csv", "text\ncaf\xe9\n".encode("latin-1"), "text/csv")).run()
     assert at.error[0].value.startswith("latin.csv: line 2: not UTF-8 text")
     at.file_uploader(key="batch_file").set_value(("empty.txt", b"\n\n", "text/plain")).run()

@@ -10,13 +10,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import make_explainer
 
 import selfexplain.batch.runner as runner
 from selfexplain.batch.reader import BatchInputError, RowReader
 from selfexplain.batch.records import entropy
 from selfexplain.batch.runner import BatchOptions, explain_window, iter_records, run_batch
-from selfexplain.checkpoint import save_model
 from selfexplain.cli import main
 from selfexplain.pipeline import SelfExplainer
 
@@ -132,20 +130,12 @@ def test_merge_refuses_an_unfinished_shard(tiny_explainer: SelfExplainer, tmp_pa
         run_batch(tiny_explainer, reader, tmp_path / "o.jsonl", FAST, rank=0, world=2, progress=False)
 
 
-@pytest.fixture(scope="module")
-def model_dir(tiny_encoder: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    explainer = make_explainer(tiny_encoder, seed=3)
-    directory = tmp_path_factory.mktemp("batch-model") / "tiny-sst"
-    save_model(explainer.model, explainer.tokenizer, directory)
-    return directory
-
-
 def test_cli_explains_a_file_and_prints_a_summary(
-    model_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tiny_model_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = corpus(tmp_path / "d.csv", 6)
     out = tmp_path / "o.jsonl"
-    args = ["batch", str(data), "--model", str(model_dir), "--out", str(out), "--label-column", "label"]
+    args = ["batch", str(data), "--model", str(tiny_model_dir), "--out", str(out), "--label-column", "label"]
     assert main([*args, "--top-k", "0", "--batch-size", "4", "--no-progress"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert (summary["rows"], summary["explained"], summary["errors"], summary["labelled"]) == (6, 6, 0, 6)
@@ -154,14 +144,25 @@ def test_cli_explains_a_file_and_prints_a_summary(
 
 
 def test_cli_bad_input_exits_2_naming_file_and_row(
-    model_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tiny_model_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = tmp_path / "bad.csv"
     data.write_bytes(b"text\nok\n\xff\xfe\n")
-    assert main(["batch", str(data), "--model", str(model_dir), "--out", str(tmp_path / "o.jsonl")]) == 2
+    assert main(["batch", str(data), "--model", str(tiny_model_dir), "--out", str(tmp_path / "o.jsonl")]) == 2
     assert "bad.csv: line 3: not UTF-8 text" in capsys.readouterr().err
     assert (
-        main(["batch", str(data), "--model", str(model_dir), "--out", str(tmp_path / "x.jsonl"), "--text-column", "x"])
+        main(
+            [
+                "batch",
+                str(data),
+                "--model",
+                str(tiny_model_dir),
+                "--out",
+                str(tmp_path / "x.jsonl"),
+                "--text-column",
+                "x",
+            ]
+        )
         == 2
     )
     assert "no column 'x' (columns: text)" in capsys.readouterr().err
@@ -172,10 +173,10 @@ def test_cli_bad_input_exits_2_naming_file_and_row(
     not os.environ.get("SELFEXPLAIN_ACCELERATE_TEST"),
     reason="starts two Python processes (over a minute on a busy machine); set SELFEXPLAIN_ACCELERATE_TEST=1",
 )
-def test_accelerate_launch_two_cpu_processes_matches_one(model_dir: Path, tmp_path: Path) -> None:
+def test_accelerate_launch_two_cpu_processes_matches_one(tiny_model_dir: Path, tmp_path: Path) -> None:
     """The real thing: ``accelerate launch --cpu --num_processes 2`` shards windows and merges them."""
     data = corpus(tmp_path / "d.csv", 12)  # --batch-size 1: windows of 8 rows, so each process gets one
-    common = ["batch", str(data), "--model", str(model_dir), "--batch-size", "1", "--label-column", "label"]
+    common = ["batch", str(data), "--model", str(tiny_model_dir), "--batch-size", "1", "--label-column", "label"]
     single = tmp_path / "one.jsonl"
     assert main([*common, "--out", str(single), "--no-progress"]) == 0
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1]), "OMP_NUM_THREADS": "1"}

@@ -4,23 +4,13 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import make_explainer
 
-from selfexplain.checkpoint import save_model
 from selfexplain.cli import main
 
 
-@pytest.fixture(scope="module")
-def model_dir(tiny_encoder: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    explainer = make_explainer(tiny_encoder, seed=7)
-    directory = tmp_path_factory.mktemp("models") / "tiny-sst"
-    save_model(explainer.model, explainer.tokenizer, directory)
-    return directory
-
-
-def test_explain_json(model_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_explain_json(tiny_model_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     text = "not a bad film , really"
-    assert main(["explain", text, "--model", str(model_dir), "--json", "--top-k", "0"]) == 0
+    assert main(["explain", text, "--model", str(tiny_model_dir), "--json", "--top-k", "0"]) == 0
     data = json.loads(capsys.readouterr().out)
     n = len(data["tokens"])
     assert len(data["spans"]) == n * (n + 1) // 2
@@ -32,8 +22,8 @@ def test_explain_json(model_dir: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert data["label"] in data["probabilities"] and data["model"] == "tiny-sst"
 
 
-def test_explain_plain_text_lists_top_k(model_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["explain", "good acting", "--model", str(model_dir), "--top-k", "2"]) == 0
+def test_explain_plain_text_lists_top_k(tiny_model_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["explain", "good acting", "--model", str(tiny_model_dir), "--top-k", "2"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
     assert len(lines) == 3 and lines[1].strip().startswith("1.")
 
@@ -47,19 +37,20 @@ def test_explain_plain_text_lists_top_k(model_dir: Path, capsys: pytest.CaptureF
         (["eval", "--model", "MODEL", "--data", "/no/such/file.txt"], "no such file"),
     ],
 )
-def test_user_errors_exit_2_with_one_line(model_dir: Path, capsys, argv: list[str], message: str) -> None:
-    argv = [str(model_dir) if a == "MODEL" else a for a in argv]
+def test_user_errors_exit_2_with_one_line(tiny_model_dir: Path, capsys, argv: list[str], message: str) -> None:
+    argv = [str(tiny_model_dir) if a == "MODEL" else a for a in argv]
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1 and "Traceback" not in err
 
 
-def test_eval_writes_predictions(model_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_eval_writes_predictions(tiny_model_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = tmp_path / "dev.txt"
     data.write_text("4 a triumph\n0 a mess\n2 it exists\n", encoding="utf-8")
     out = tmp_path / "pred.jsonl"
     assert (
-        main(["eval", "--model", str(model_dir), "--data", str(data), "--predictions", str(out), "--no-progress"]) == 0
+        main(["eval", "--model", str(tiny_model_dir), "--data", str(data), "--predictions", str(out), "--no-progress"])
+        == 0
     )
     summary = json.loads(capsys.readouterr().out)
     assert summary["examples"] == 3 and 0.0 <= summary["accuracy"] <= 1.0
@@ -68,13 +59,13 @@ def test_eval_writes_predictions(model_dir: Path, tmp_path: Path, capsys: pytest
     assert sum(sum(r["probabilities"].values()) for r in rows) == pytest.approx(3.0, abs=1e-4)
 
 
-def test_eval_record_stores_test_accuracy(model_dir: Path, tmp_path: Path, capsys) -> None:
+def test_eval_record_stores_test_accuracy(tiny_model_dir: Path, tmp_path: Path, capsys) -> None:
     import shutil
 
     from selfexplain.config import ModelConfig
 
     copy = tmp_path / "copy"
-    shutil.copytree(model_dir, copy)
+    shutil.copytree(tiny_model_dir, copy)
     data = tmp_path / "test.txt"
     data.write_text("4 a triumph\n0 a mess\n", encoding="utf-8")
     assert main(["eval", "--model", str(copy), "--data", str(data), "--record", "--no-progress"]) == 0
