@@ -14,7 +14,7 @@ import json
 import numpy as np
 import streamlit as st
 
-from pages import cached_explanation, examples_for, model_picker
+from pages import PLOT_CONFIG, cached_explanation, examples_for, model_picker
 from selfexplain.attention import AGGREGATES, aggregate_attention
 from selfexplain.explanation import Explanation, Span
 from selfexplain.figures import (
@@ -32,7 +32,6 @@ from selfexplain.report import report_html
 from selfexplain.words import word_span_at, word_view
 
 st.set_page_config(page_title="selfexplain · Explain", page_icon=":mag:", layout="wide")
-PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 
 
 def init_inputs() -> None:

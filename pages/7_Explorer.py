@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from pages import PLOT_CONFIG
 from selfexplain.batch import explore
 from selfexplain.batch.figures import (
     accuracy_figure,
@@ -15,7 +16,6 @@ from selfexplain.batch.figures import (
 from selfexplain.batch.records import parse_results
 
 st.set_page_config(page_title="selfexplain · Explorer", page_icon=":mag:", layout="wide")
-PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 
 
 def load_records() -> list[dict] | None:

@@ -22,6 +22,8 @@ from selfexplain.pipeline import DEFAULT_MODEL, SelfExplainer, available_models,
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
 OTHER_FOLDER = "Other folder…"
+# plotly toolbar for every chart: no logo, PNG export at twice the screen resolution
+PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 T = TypeVar("T")
 
 
