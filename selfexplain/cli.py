@@ -51,6 +51,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="shuffle the words of every training text (seeded; dev data is left as is), to test word-order reliance",
     )
+    train.add_argument(
+        "--phrases",
+        action="store_true",
+        help="SST tree files: train on every unique labelled phrase as well as the sentences",
+    )
+    train.add_argument("--min-phrase-words", type=int, default=1, help="shortest phrase kept by --phrases")
     train.add_argument("--seed", type=int, default=42)
     train.add_argument("--compact", action="store_true", help="save best/ as a delta against the encoder (small)")
     train.add_argument("--no-progress", action="store_true")
@@ -106,7 +112,9 @@ def run_train(args: argparse.Namespace) -> int:
     from selfexplain.training import TrainOptions, train
 
     names = _label_names(args.labels)
-    train_examples = read_model_examples(args, args.train, names, split="train")
+    train_examples = read_model_examples(
+        args, args.train, names, split="train", phrases=args.phrases, min_phrase_words=args.min_phrase_words
+    )
     if args.shuffle_words:
         from selfexplain.anatomy.perturb import shuffled_examples
 

@@ -17,9 +17,15 @@ def add_data_columns(parser: argparse.ArgumentParser) -> None:
 
 
 def read_model_examples(
-    args: argparse.Namespace, source: str | Path, label_names: list[str] | None, split: str = "test"
+    args: argparse.Namespace,
+    source: str | Path,
+    label_names: list[str] | None,
+    split: str = "test",
+    phrases: bool = False,
+    min_phrase_words: int = 1,
 ) -> list[Example]:
-    """The examples of ``source`` read with the columns named in ``args`` and the model's label names."""
+    """The examples of ``source`` read with the columns named in ``args`` and the model's label names;
+    ``phrases`` adds the labelled phrases of an SST tree file."""
     return read_examples(
         source,
         text_column=args.text_column,
@@ -27,4 +33,6 @@ def read_model_examples(
         label_column=args.label_column,
         label_names=label_names,
         split=split,
+        phrases=phrases,
+        min_phrase_words=min_phrase_words,
     )

@@ -113,8 +113,14 @@ def read_examples(
     label_column: str | None = "label",
     label_names: Sequence[str] | None = None,
     split: str = "train",
+    phrases: bool = False,
+    min_phrase_words: int = 1,
 ) -> list[Example]:
-    """Dispatch on the source: ``hf:NAME[:CONFIG]``, ``.csv/.tsv/.jsonl``, else SST lines."""
+    """Dispatch on the source: ``hf:NAME[:CONFIG]``, ``.csv/.tsv/.jsonl``, SST trees, else SST lines.
+
+    ``phrases`` (SST tree files only) adds every unique labelled phrase of at least
+    ``min_phrase_words`` words after the sentences.
+    """
     text = str(source)
     if text.startswith("hf:"):
         return read_hf_dataset(text[3:], split, text_column, pair_column, label_column)
@@ -123,11 +129,25 @@ def read_examples(
         raise DataError(f"{path}: no such file")
     if path.suffix.lower() in (".csv", ".tsv", ".jsonl", ".json"):
         examples = read_table(path, text_column, pair_column, label_column, label_names)
+    elif _first_line_is_tree(path):
+        from selfexplain.sst_trees import read_sst_trees
+
+        examples = read_sst_trees(path, label_names, phrases=phrases, min_phrase_words=min_phrase_words)
     else:
+        if phrases:
+            raise DataError(f"{path}: phrases need an SST tree file, e.g. ../shared/data/sst_trees/train.txt")
         examples = read_sst(path, label_names)
     if not examples:
         raise DataError(f"{path}: no examples")
     return examples
+
+
+def _first_line_is_tree(path: Path) -> bool:
+    for _, line in _lines(path):
+        if line.strip():
+            stripped = line.lstrip()
+            return stripped.startswith("(") and stripped[1:2].isdigit()
+    return False
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
