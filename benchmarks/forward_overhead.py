@@ -1,8 +1,9 @@
 """Full self-explaining forward vs encoder-only forward, by sequence length.
 
 Prints a table (and writes JSON with --json) of, for N = 16 .. 512 tokens:
-encoder-only forward time, full model forward time, their ratio, and the peak
-resident-memory increase of each. Both are measured side by side in one run,
+encoder-only forward time, full model forward time with the span layer eager and
+fused (compiled chunks, selfexplain.fused_spans; compiled during the warm-up), their
+ratios to the encoder, and the peak resident-memory increase of each. Both are measured side by side in one run,
 alternating, so a busy machine slows both alike.
 
     python benchmarks/forward_overhead.py [--model sst5-minilm] [--batch 1] [--repeats 5] [--json out.json]
@@ -38,7 +39,10 @@ def main() -> None:
     generator = torch.Generator().manual_seed(0)
     rows = []
     print(f"model {explainer.name}, batch {args.batch}, median of {args.repeats}, threads {torch.get_num_threads()}")
-    print(f"{'N':>5} {'encoder ms':>11} {'full ms':>9} {'ratio':>6} {'enc MB':>7} {'full MB':>8} {'spans':>7}")
+    print(
+        f"{'N':>5} {'encoder ms':>11} {'full ms':>9} {'fused ms':>9} {'ratio':>6} {'fused r':>7} "
+        f"{'enc MB':>7} {'full MB':>8} {'fused MB':>8} {'spans':>7}"
+    )
     for n in LENGTHS:
         ids = torch.randint(1000, vocab, (args.batch, n), generator=generator)
         ids[:, 0], ids[:, -1] = explainer.tokenizer.cls_token_id, explainer.tokenizer.sep_token_id
@@ -51,32 +55,42 @@ def main() -> None:
             return model.encoder(input_ids=ids, attention_mask=attention)
 
         def full(ids=ids, attention=attention, token_mask=token_mask, segments=segments) -> object:
+            model.set_fused(False)
             return model(input_ids=ids, attention_mask=attention, token_mask=token_mask, segment_ids=segments)
 
+        def fused(ids=ids, attention=attention, token_mask=token_mask, segments=segments) -> object:
+            model.set_fused(True)
+            return model(input_ids=ids, attention_mask=attention, token_mask=token_mask, segment_ids=segments)
+
+        runs = {"encoder": encoder_only, "full": full, "fused": fused}
         with torch.inference_mode():
-            encoder_only(), full()  # warm-up
-            times: dict[str, list[float]] = {"encoder": [], "full": []}
+            for fn in runs.values():
+                fn()  # warm-up
+            times: dict[str, list[float]] = {name: [] for name in runs}
             for _ in range(args.repeats):
-                for name, fn in (("encoder", encoder_only), ("full", full)):
+                for name, fn in runs.items():
                     start = time.perf_counter()
                     fn()
                     times[name].append(time.perf_counter() - start)
-            memory = {name: peak_rss_increase(fn) for name, fn in (("encoder", encoder_only), ("full", full))}
-        encoder_ms = 1000 * statistics.median(times["encoder"])
-        full_ms = 1000 * statistics.median(times["full"])
+            memory = {name: peak_rss_increase(fn) for name, fn in runs.items()}
+        ms = {name: 1000 * statistics.median(values) for name, values in times.items()}
         row = {
             "tokens": n,
-            "encoder_ms": round(encoder_ms, 2),
-            "full_ms": round(full_ms, 2),
-            "ratio": round(full_ms / encoder_ms, 3),
+            "encoder_ms": round(ms["encoder"], 2),
+            "full_ms": round(ms["full"], 2),
+            "fused_ms": round(ms["fused"], 2),
+            "ratio": round(ms["full"] / ms["encoder"], 3),
+            "fused_ratio": round(ms["fused"] / ms["encoder"], 3),
             "encoder_peak_mb": round(memory["encoder"], 1),
             "full_peak_mb": round(memory["full"], 1),
+            "fused_peak_mb": round(memory["fused"], 1),
             "spans": (n - 2) * (n - 1) // 2,
         }
         rows.append(row)
         print(
-            f"{n:>5} {encoder_ms:>11.1f} {full_ms:>9.1f} {row['ratio']:>6.2f} "
-            f"{memory['encoder']:>7.1f} {memory['full']:>8.1f} {row['spans']:>7}"
+            f"{n:>5} {ms['encoder']:>11.1f} {ms['full']:>9.1f} {ms['fused']:>9.1f} {row['ratio']:>6.2f} "
+            f"{row['fused_ratio']:>7.2f} {memory['encoder']:>7.1f} {memory['full']:>8.1f} {memory['fused']:>8.1f} "
+            f"{row['spans']:>7}"
         )
     if args.json is not None:
         args.json.write_text(json.dumps({"model": explainer.name, "batch": args.batch, "rows": rows}, indent=2))

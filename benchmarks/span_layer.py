@@ -1,8 +1,9 @@
 """Span layer (forward + backward): selfexplain's vs the reference algorithm, side by side.
 
 For N = 16 .. 256 tokens, batch 10, hidden 384 and 768, prints the median time of
-forward + backward for both, the speed-up, and the peak resident-memory increase
-of each; writes JSON with --json. Span enumeration is part of each timed step
+forward + backward for the reference and for ours, eager and fused (compiled chunks,
+selfexplain.fused_spans; compilation happens in the warm-up), the speed-ups, and the
+peak resident-memory increase of each; writes JSON with --json. Span enumeration is part of each timed step
 (the reference enumerates in Python per batch, ours from a cached index).
 
     python benchmarks/span_layer.py [--repeats 3] [--lengths 16 32 64 128 256] [--json out.json]
@@ -38,7 +39,10 @@ def main() -> None:
     torch.manual_seed(0)
     rows = []
     print(f"batch {args.batch}, median of {args.repeats}, threads {torch.get_num_threads()}")
-    print(f"{'H':>4} {'N':>4} {'spans':>6} {'ref ms':>9} {'ours ms':>9} {'speed-up':>8} {'ref MB':>8} {'ours MB':>8}")
+    print(
+        f"{'H':>4} {'N':>4} {'spans':>6} {'ref ms':>9} {'eager ms':>9} {'fused ms':>9} {'eager x':>8} {'fused x':>8} "
+        f"{'ref MB':>8} {'eager MB':>8} {'fused MB':>8}"
+    )
     for hidden_size in args.hidden:
         ours_layer = SpanLayer(hidden_size)
         reference = ReferenceSpanLayer(hidden_size)
@@ -55,7 +59,10 @@ def main() -> None:
                 pooled, alpha = reference(hidden, starts, ends, mask)
                 (pooled.sum() + alpha.square().sum()).backward()
 
-            def run_ours(hidden=hidden, n=n, token_mask=token_mask, segments=segments, ours_layer=ours_layer) -> None:
+            def run_ours(
+                fused: bool, hidden=hidden, n=n, token_mask=token_mask, segments=segments, ours_layer=ours_layer
+            ) -> None:
+                ours_layer.fused = fused
                 starts, ends = span_index(n)
                 valid = span_validity(token_mask, segments, starts, ends)
                 out = ours_layer(hidden, valid, starts, ends)
@@ -63,21 +70,29 @@ def main() -> None:
 
             spans = (n - 2) * (n - 1) // 2
             reference_gb = 12 * args.batch * spans * hidden_size * 4 / 2**30
-            run_ours()  # warm-up
-            ours_s = median_seconds(run_ours, args.repeats)
-            ours_mb = peak_rss_increase(run_ours)
+            timings = {}
+            for mode, fused in (("eager", False), ("fused", True)):
+                run_ours(fused)  # warm-up (and compilation)
+                timings[mode] = (
+                    median_seconds(lambda f=fused: run_ours(f), args.repeats),
+                    peak_rss_increase(lambda f=fused: run_ours(f)),
+                )
+            ours_s, ours_mb = timings["fused"]
             if reference_gb > args.reference_limit_gb:
                 print(
-                    f"{hidden_size:>4} {n:>4} {spans:>6}  reference skipped (needs ~{reference_gb:.0f} GB); ours "
-                    f"{1000 * ours_s:.1f} ms, peak {ours_mb:.1f} MB"
+                    f"{hidden_size:>4} {n:>4} {spans:>6}  reference skipped (needs ~{reference_gb:.0f} GB); "
+                    f"eager {1000 * timings['eager'][0]:.1f} ms, fused {1000 * ours_s:.1f} ms, "
+                    f"peak {timings['eager'][1]:.1f} / {ours_mb:.1f} MB"
                 )
                 rows.append(
                     {
                         "hidden": hidden_size,
                         "tokens": n,
                         "spans": spans,
-                        "ours_ms": round(1000 * ours_s, 2),
-                        "ours_peak_mb": round(ours_mb, 1),
+                        "eager_ms": round(1000 * timings["eager"][0], 2),
+                        "fused_ms": round(1000 * ours_s, 2),
+                        "eager_peak_mb": round(timings["eager"][1], 1),
+                        "fused_peak_mb": round(ours_mb, 1),
                         "reference_skipped_gb": round(reference_gb, 1),
                     }
                 )
@@ -90,15 +105,19 @@ def main() -> None:
                 "tokens": n,
                 "spans": spans,
                 "reference_ms": round(1000 * ref_s, 2),
-                "ours_ms": round(1000 * ours_s, 2),
-                "speedup": round(ref_s / ours_s, 2),
+                "eager_ms": round(1000 * timings["eager"][0], 2),
+                "fused_ms": round(1000 * ours_s, 2),
+                "eager_speedup": round(ref_s / timings["eager"][0], 2),
+                "fused_speedup": round(ref_s / ours_s, 2),
                 "reference_peak_mb": round(ref_mb, 1),
-                "ours_peak_mb": round(ours_mb, 1),
+                "eager_peak_mb": round(timings["eager"][1], 1),
+                "fused_peak_mb": round(ours_mb, 1),
             }
             rows.append(row)
             print(
-                f"{hidden_size:>4} {n:>4} {row['spans']:>6} {row['reference_ms']:>9.1f} {row['ours_ms']:>9.1f} "
-                f"{row['speedup']:>7.2f}x {ref_mb:>8.1f} {ours_mb:>8.1f}"
+                f"{hidden_size:>4} {n:>4} {spans:>6} {row['reference_ms']:>9.1f} {row['eager_ms']:>9.1f} "
+                f"{row['fused_ms']:>9.1f} {row['eager_speedup']:>7.2f}x {row['fused_speedup']:>7.2f}x "
+                f"{ref_mb:>8.1f} {row['eager_peak_mb']:>8.1f} {ours_mb:>8.1f}"
             )
     if args.json is not None:
         args.json.write_text(json.dumps({"batch": args.batch, "rows": rows}, indent=2))

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
-from selfexplain.cli_support import add_data_columns, read_model_examples
+from selfexplain.cli_support import add_data_columns, add_fused_option, read_model_examples
 from selfexplain.errors import USER_ERRORS
 
 
@@ -61,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--compact", action="store_true", help="save best/ as a delta against the encoder (small)")
     train.add_argument("--no-progress", action="store_true")
     add_data_columns(train)
+    add_fused_option(train)
 
     evaluate = commands.add_parser("eval", help="accuracy of a model on a labelled file")
     evaluate.add_argument("--model", default=None, help="shipped model name or model folder")
@@ -72,6 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--batch-size", type=int, default=64)
     evaluate.add_argument("--no-progress", action="store_true")
     add_data_columns(evaluate)
+    add_fused_option(evaluate)
 
     explain = commands.add_parser("explain", help="explain one input")
     explain.add_argument("text")
@@ -145,6 +147,7 @@ def run_train(args: argparse.Namespace) -> int:
         long_inputs=args.long_inputs,
         compact=args.compact,
         progress=not args.no_progress,
+        fused=not args.no_fused,
     )
     metrics = train(config, train_examples, dev_examples, args.out, options)
     if metrics:  # empty on the non-main processes of a multi-process run
@@ -156,7 +159,7 @@ def run_eval(args: argparse.Namespace) -> int:
     from selfexplain.evaluation import predict_examples
     from selfexplain.pipeline import load_model
 
-    explainer = load_model(args.model)
+    explainer = load_model(args.model, fused=not args.no_fused)
     config = explainer.model.config
     examples = read_model_examples(args, args.data, config.label_names)
     result = predict_examples(

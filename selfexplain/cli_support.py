@@ -16,6 +16,15 @@ def add_data_columns(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--label-column", default="label", help="label column of CSV/TSV/JSONL files")
 
 
+def add_fused_option(parser: argparse.ArgumentParser) -> None:
+    """``--no-fused``: run the span layer eager instead of compiled (selfexplain.fused_spans)."""
+    parser.add_argument(
+        "--no-fused",
+        action="store_true",
+        help="do not compile the span layer (compiling takes seconds once, then runs several times faster)",
+    )
+
+
 def read_model_examples(
     args: argparse.Namespace,
     source: str | Path,

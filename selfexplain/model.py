@@ -64,6 +64,11 @@ class SelfExplainingModel(nn.Module):
         self.dropout = nn.Dropout(config.dropout)
         self.output = nn.Linear(hidden, config.num_labels)
 
+    def set_fused(self, enabled: bool) -> None:
+        """Run the span layer's chunks compiled (see :mod:`selfexplain.fused_spans`) or eager."""
+        if self.span_layer is not None:
+            self.span_layer.fused = enabled
+
     @property
     def num_encoder_layers(self) -> int:
         return int(self.encoder.config.num_hidden_layers)

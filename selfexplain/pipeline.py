@@ -258,8 +258,13 @@ class SelfExplainer:
         )
 
 
-def load_model(name_or_path: str | Path | None = None) -> SelfExplainer:
-    """Load a shipped model by name (default ``sst5-minilm``) or a model folder."""
+def load_model(name_or_path: str | Path | None = None, fused: bool = False) -> SelfExplainer:
+    """Load a shipped model by name (default ``sst5-minilm``) or a model folder.
+
+    ``fused`` compiles the span layer's chunks (:mod:`selfexplain.fused_spans`): seconds of
+    compilation on first use, then several times faster; worth it for many inputs.
+    """
     directory = resolve_model(name_or_path)
     model, tokenizer = load_model_directory(directory)
+    model.set_fused(fused)
     return SelfExplainer(model, tokenizer, directory)

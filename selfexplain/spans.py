@@ -20,7 +20,9 @@ from typing import Literal
 
 import torch
 from torch import nn
-from torch.utils.checkpoint import checkpoint
+from torch.utils.checkpoint import checkpoint, set_checkpoint_early_stop
+
+from selfexplain.fused_spans import fused_sic_chunk, fusion_allowed
 
 SpanRepresentation = Literal["sic", "mean"]
 
@@ -107,6 +109,8 @@ class SpanLayer(nn.Module):
         self.representation = representation
         self.chunk_elements = chunk_elements
         self.grad_chunk_elements = grad_chunk_elements
+        # Compiled chunks (selfexplain.fused_spans); off by default: compiling costs seconds.
+        self.fused = False
         self.W1 = nn.Linear(hidden_size, hidden_size)
         self.W2 = nn.Linear(hidden_size, hidden_size)
         self.W3 = nn.Linear(hidden_size, hidden_size)
@@ -152,6 +156,9 @@ class SpanLayer(nn.Module):
         *features: torch.Tensor,
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """One chunk: logits ``[B,K]``, chunk max ``[B]``, exp-weighted sum ``[B,H]``."""
+        if self.fused and self.representation == "sic" and fusion_allowed():
+            weight, bias = self.interpret.weight[0], self.interpret.bias[0]
+            return fused_sic_chunk(*features, weight, bias, starts, ends, valid)
         vectors = self.span_vectors(features, starts, ends)
         logits = self.interpret(vectors).squeeze(-1)
         logits = logits.masked_fill(~valid, float("-inf"))
@@ -178,7 +185,10 @@ class SpanLayer(nn.Module):
         for lo in bounds:
             args = (starts[lo : lo + chunk], ends[lo : lo + chunk], valid[:, lo : lo + chunk])
             if recompute:
-                parts.append(checkpoint(self._chunk, *args, *features, use_reentrant=False))
+                # Early stop ends recomputation by raising inside the recomputed forward, which
+                # compiled chunks cannot pass through; recomputing the whole chunk is as cheap.
+                with set_checkpoint_early_stop(False):
+                    parts.append(checkpoint(self._chunk, *args, *features, use_reentrant=False))
             else:
                 parts.append(self._chunk(*args, *features))
         logits = torch.cat([p[0] for p in parts], dim=1)

@@ -51,6 +51,7 @@ class TrainOptions:
     freeze_word_embeddings: bool = True
     compact: bool = False
     progress: bool = True
+    fused: bool = True  # compiled span-layer chunks (selfexplain.fused_spans)
 
 
 def seed_everything(seed: int) -> None:
@@ -166,6 +167,7 @@ def train(
     else:
         tokenizer = load_tokenizer(config.encoder)
         model = SelfExplainingModel(config)
+    model.set_fused(options.fused)
     optimizer = _optimizer(model, options)
     history: list[dict[str, float]] = []
     start_epoch, best = 0, -1.0

@@ -10,6 +10,8 @@ import argparse
 import json
 from pathlib import Path
 
+from selfexplain.cli_support import add_fused_option
+
 
 def add_command(subparsers: argparse._SubParsersAction) -> None:
     """Register the ``batch`` subcommand."""
@@ -28,6 +30,7 @@ def add_command(subparsers: argparse._SubParsersAction) -> None:
     batch.add_argument("--attention", action="store_true", help="store [CLS]-attention entropy and top token")
     batch.add_argument("--format", choices=["csv", "tsv", "jsonl", "txt"], default=None, help="default: by extension")
     batch.add_argument("--no-progress", action="store_true")
+    add_fused_option(batch)
     batch.set_defaults(handler=run)
 
 
@@ -62,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     )
     if not args.input.is_file():
         raise BatchInputError(f"{args.input}: no such file")
-    explainer = load_model(args.model)
+    explainer = load_model(args.model, fused=not args.no_fused)
     explainer.model.to(state.device)
     options = BatchOptions(top_k=args.top_k or None, batch_size=args.batch_size, attention=args.attention)
     progress = state.is_main_process and not args.no_progress

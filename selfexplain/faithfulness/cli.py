@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from selfexplain.cli_support import add_data_columns, read_model_examples
+from selfexplain.cli_support import add_data_columns, add_fused_option, read_model_examples
 
 DEFAULT_EXPLAINERS = "alpha,attention_cls,attention_mean,rollout,gradient,grad_x_input,integrated_gradients,loo,random"
 
@@ -25,6 +25,7 @@ def add_command(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")
     parser.add_argument("--no-progress", action="store_true")
     add_data_columns(parser)
+    add_fused_option(parser)
     parser.set_defaults(handler=run_faithfulness)
 
 
@@ -41,7 +42,7 @@ def run_faithfulness(args: argparse.Namespace) -> int:
         raise InvalidInputError("--limit must be at least 1")
     if args.threads:
         torch.set_num_threads(args.threads)
-    model = load_model(args.model)
+    model = load_model(args.model, fused=not args.no_fused)
     examples = read_model_examples(args, args.data, model.config.label_names)[: args.limit]
     names = tuple(n.strip() for n in args.explainers.split(",") if n.strip())
     options = LabOptions(explainers=names, removal=args.removal, seed=args.seed, alpha_tests=not args.no_alpha_tests)
