@@ -9,6 +9,7 @@ are trained, saved and evaluated by one code path.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import torch
 import torch.nn.functional as F
@@ -18,6 +19,8 @@ from transformers import PreTrainedModel
 from selfexplain.config import ModelConfig
 from selfexplain.encoders import load_encoder
 from selfexplain.spans import SpanLayer, span_index, span_validity
+
+EncoderPrecision = Literal["float32", "bfloat16"]
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,15 @@ class SelfExplainingModel(nn.Module):
         self.span_layer = SpanLayer(hidden, config.span_representation) if config.head == "span" else None
         self.dropout = nn.Dropout(config.dropout)
         self.output = nn.Linear(hidden, config.num_labels)
+        self.encoder_precision: EncoderPrecision = "float32"
+
+    def set_encoder_precision(self, precision: EncoderPrecision) -> None:
+        """Run the encoder in ``"float32"`` (exact) or ``"bfloat16"`` autocast (about 2x faster on CPUs
+        with bf16 instructions, hidden states within ~0.2 of float32); the span layer and output
+        layer always run in float32."""
+        if precision not in ("float32", "bfloat16"):
+            raise ValueError(f"unknown encoder precision {precision!r}; use float32 or bfloat16")
+        self.encoder_precision = precision
 
     def set_fused(self, enabled: bool) -> None:
         """Run the span layer's chunks compiled (see :mod:`selfexplain.fused_spans`) or eager."""
@@ -100,16 +112,18 @@ class SelfExplainingModel(nn.Module):
             encoder_args["input_ids"] = input_ids
         if token_type_ids is not None and getattr(self.encoder.config, "type_vocab_size", 0) > 1:
             encoder_args["token_type_ids"] = token_type_ids
-        out = self.encoder(
-            **encoder_args,
-            output_attentions=output_attentions,
-            output_hidden_states=need_states,
-            return_dict=True,
-        )
-        hidden = out.hidden_states[layer] if layer != -1 else out.last_hidden_state
+        reduced = self.encoder_precision == "bfloat16"
+        with torch.autocast(attention_mask.device.type, dtype=torch.bfloat16, enabled=reduced):
+            out = self.encoder(
+                **encoder_args,
+                output_attentions=output_attentions,
+                output_hidden_states=need_states,
+                return_dict=True,
+            )
+        hidden = (out.hidden_states[layer] if layer != -1 else out.last_hidden_state).float()
         extras: dict[str, object] = {
-            "attentions": tuple(out.attentions) if output_attentions else None,
-            "hidden_states": tuple(out.hidden_states) if output_hidden_states else None,
+            "attentions": tuple(a.float() for a in out.attentions) if output_attentions else None,
+            "hidden_states": tuple(h.float() for h in out.hidden_states) if output_hidden_states else None,
         }
         alpha = None
         if self.span_layer is not None:
@@ -142,14 +156,16 @@ class SelfExplainingModel(nn.Module):
         (see :mod:`selfexplain.windows`): every window's token vectors are laid
         end to end and all spans share one softmax and one weighted sum.
         """
-        out = self.encoder(
-            input_ids=input_ids,
-            attention_mask=attention_mask,
-            output_hidden_states=self.config.encoder_layer != -1,
-            return_dict=True,
-        )
+        reduced = self.encoder_precision == "bfloat16"
+        with torch.autocast(attention_mask.device.type, dtype=torch.bfloat16, enabled=reduced):
+            out = self.encoder(
+                input_ids=input_ids,
+                attention_mask=attention_mask,
+                output_hidden_states=self.config.encoder_layer != -1,
+                return_dict=True,
+            )
         layer = self.config.encoder_layer
-        hidden = out.hidden_states[layer] if layer != -1 else out.last_hidden_state  # [Wn, n, H]
+        hidden = (out.hidden_states[layer] if layer != -1 else out.last_hidden_state).float()  # [Wn, n, H]
         alpha, extras = None, {}
         if self.span_layer is not None:
             flat = hidden.reshape(1, -1, hidden.shape[-1])

@@ -20,7 +20,7 @@ from selfexplain.config import CONFIG_FILE, ModelConfig
 from selfexplain.encoding import EncodedBatch, InputTooLongError, encode
 from selfexplain.errors import InvalidInputError, UnknownModelError
 from selfexplain.explanation import Explanation, Token
-from selfexplain.model import ModelOutput, SelfExplainingModel
+from selfexplain.model import EncoderPrecision, ModelOutput, SelfExplainingModel
 from selfexplain.windows import plan_windows
 
 SHIPPED_MODELS_DIR = Path(__file__).resolve().parents[1] / "assets" / "models"
@@ -258,13 +258,18 @@ class SelfExplainer:
         )
 
 
-def load_model(name_or_path: str | Path | None = None, fused: bool = False) -> SelfExplainer:
+def load_model(
+    name_or_path: str | Path | None = None, fused: bool = False, precision: EncoderPrecision = "float32"
+) -> SelfExplainer:
     """Load a shipped model by name (default ``sst5-minilm``) or a model folder.
 
     ``fused`` compiles the span layer's chunks (:mod:`selfexplain.fused_spans`): seconds of
     compilation on first use, then several times faster; worth it for many inputs.
+    ``precision="bfloat16"`` runs the encoder in bf16 autocast (faster on CPUs with bf16
+    instructions; predictions can differ from float32 on borderline inputs).
     """
     directory = resolve_model(name_or_path)
     model, tokenizer = load_model_directory(directory)
     model.set_fused(fused)
+    model.set_encoder_precision(precision)
     return SelfExplainer(model, tokenizer, directory)

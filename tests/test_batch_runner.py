@@ -141,6 +141,13 @@ def test_cli_explains_a_file_and_prints_a_summary(
     assert (summary["rows"], summary["explained"], summary["errors"], summary["labelled"]) == (6, 6, 0, 6)
     records = list(iter_records(out))
     assert [len(r["spans"]) for r in records] == [r["num_valid_spans"] for r in records]  # --top-k 0 keeps all
+    # a bfloat16 rerun into the same file is another run's settings, not a resume
+    assert main([*args, "--top-k", "0", "--batch-size", "4", "--no-progress", "--precision", "bfloat16"]) == 2
+    assert "other settings (precision)" in capsys.readouterr().err
+    bf16 = tmp_path / "bf16.jsonl"
+    argv = ["batch", str(data), "--model", str(tiny_model_dir), "--out", str(bf16), "--precision", "bfloat16"]
+    assert main([*argv, "--no-progress"]) == 0
+    assert len(list(iter_records(bf16))) == 6
 
 
 def test_cli_bad_input_exits_2_naming_file_and_row(

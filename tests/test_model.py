@@ -68,3 +68,22 @@ def test_bad_config_is_refused() -> None:
         ModelConfig(encoder="x", label_names=[])
     with pytest.raises(ValueError):
         ModelConfig(encoder="x", label_names=["a"], head="other")  # type: ignore[arg-type]
+
+
+def test_bfloat16_encoder_stays_close_to_float32_and_keeps_float32_outputs(tiny_model_dir: Path) -> None:
+    from selfexplain.pipeline import load_model
+
+    explainer = load_model(tiny_model_dir)
+    batch = encode(explainer.tokenizer, ["a gorgeous , witty film", "dull and far too long"])
+    exact = explainer.model(**batch.model_inputs(), output_attentions=True)
+    explainer.model.set_encoder_precision("bfloat16")
+    try:
+        reduced = explainer.model(**batch.model_inputs(), output_attentions=True)
+    finally:
+        explainer.model.set_encoder_precision("float32")
+    assert reduced.logits.dtype == reduced.alpha.dtype == reduced.attentions[0].dtype == torch.float32
+    torch.testing.assert_close(reduced.alpha.sum(dim=1), torch.ones(2))
+    torch.testing.assert_close(reduced.logits, exact.logits, atol=0.05, rtol=0.05)
+    assert not torch.equal(reduced.logits, exact.logits)  # bf16 really ran
+    with pytest.raises(ValueError, match="unknown encoder precision"):
+        explainer.model.set_encoder_precision("float16")  # type: ignore[arg-type]

@@ -31,6 +31,12 @@ def add_command(subparsers: argparse._SubParsersAction) -> None:
     batch.add_argument("--format", choices=["csv", "tsv", "jsonl", "txt"], default=None, help="default: by extension")
     batch.add_argument("--no-progress", action="store_true")
     add_fused_option(batch)
+    batch.add_argument(
+        "--precision",
+        choices=["float32", "bfloat16"],
+        default="float32",
+        help="encoder arithmetic: bfloat16 is about 2x faster on CPUs with bf16 instructions, not bit-identical",
+    )
     batch.set_defaults(handler=run)
 
 
@@ -65,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     )
     if not args.input.is_file():
         raise BatchInputError(f"{args.input}: no such file")
-    explainer = load_model(args.model, fused=not args.no_fused)
+    explainer = load_model(args.model, fused=not args.no_fused, precision=args.precision)
     explainer.model.to(state.device)
     options = BatchOptions(top_k=args.top_k or None, batch_size=args.batch_size, attention=args.attention)
     progress = state.is_main_process and not args.no_progress

@@ -151,6 +151,7 @@ def run_meta(explainer: SelfExplainer, reader: RowReader, options: BatchOptions)
     return {
         "schema": SCHEMA_VERSION,
         "model": explainer.name,
+        "precision": explainer.model.encoder_precision,
         "input": reader.name,
         "input_bytes": size,
         "columns": [reader.text_column, reader.pair_column, reader.label_column],
