@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -70,22 +71,13 @@ def _load(args: argparse.Namespace) -> tuple[Any, list[Any]]:
     return explainer, examples
 
 
-def _write_figures(folder: Path, figures: dict[str, Any]) -> list[str]:
-    """Each figure as ``NAME.html`` and, when the kaleido package is installed, ``NAME.png``."""
-    try:
-        import kaleido  # noqa: F401
+def _write_figures(folder: Path, figures: dict[str, Any]) -> None:
+    """HTML (offline) and PNG files of ``figures``; says on stderr when PNGs could not be made."""
+    from selfexplain.figure_files import write_figures
 
-        png = True
-    except ImportError:
-        png = False
-    written = []
-    for name, fig in figures.items():
-        fig.write_html(folder / f"{name}.html", include_plotlyjs="cdn")
-        written.append(f"{name}.html")
-        if png:
-            fig.write_image(folder / f"{name}.png", scale=2)
-            written.append(f"{name}.png")
-    return written
+    written = write_figures(folder, figures)
+    if written.png_skipped:
+        print(f"note: {written.png_skipped}; HTML figures written", file=sys.stderr)
 
 
 def run_anatomy(args: argparse.Namespace) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from selfexplain.cli_support import add_data_columns, add_fused_option, read_model_examples
@@ -55,7 +56,9 @@ def run_faithfulness(args: argparse.Namespace) -> int:
         rows = run_lab(model, examples, options, args.out, progress)
     finally:
         bar.close()
-    tables = write_report(rows, args.out)
+    tables, written = write_report(rows, args.out)
+    if written.png_skipped:
+        print(f"note: {written.png_skipped}; HTML figures written", file=sys.stderr)
     print(markdown_table(tables["summary"]), end="")
     print(f"{len(rows)} examples; results, tables and plots in {args.out}")
     return 0

@@ -1,5 +1,5 @@
-"""Write a finished run's tables and figures into its folder (CSV, Markdown, HTML; PNG when
-plotly can export images, i.e. with kaleido installed)."""
+"""Write a finished run's tables and figures into its folder (CSV, Markdown, offline HTML;
+PNG where kaleido and a Chrome/Chromium browser are at hand, see :mod:`selfexplain.figure_files`)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from selfexplain.faithfulness import figures, summary
+from selfexplain.figure_files import WrittenFigures, write_figures
 
 
 def markdown_table(frame: pd.DataFrame, digits: int = 4) -> str:
@@ -21,8 +22,9 @@ def markdown_table(frame: pd.DataFrame, digits: int = 4) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_report(rows: Sequence[dict], out: Path) -> dict[str, pd.DataFrame]:
-    """Write summary.csv/.md, tau.csv, alpha_tests.csv and the figures; return the tables."""
+def write_report(rows: Sequence[dict], out: Path) -> tuple[dict[str, pd.DataFrame], WrittenFigures]:
+    """Write summary.csv/.md, tau.csv, alpha_tests.csv and the figures; return the tables and
+    what figure files were written."""
     tables = {
         "summary": summary.summary_table(rows),
         "tau": summary.tau_matrix(rows),
@@ -39,10 +41,4 @@ def write_report(rows: Sequence[dict], out: Path) -> dict[str, pd.DataFrame]:
         "flips": figures.flip_figure(summary.flip_table(rows)),
         "tau": figures.tau_figure(tables["tau"]),
     }
-    for name, fig in plots.items():
-        fig.write_html(out / f"{name}.html", include_plotlyjs="cdn")
-        try:
-            fig.write_image(out / f"{name}.png")
-        except (ImportError, ValueError, RuntimeError):
-            pass  # static export needs kaleido; HTML is always written
-    return tables
+    return tables, write_figures(out, plots)
