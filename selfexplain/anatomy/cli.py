@@ -99,7 +99,9 @@ def run_anatomy(args: argparse.Namespace) -> int:
     result.save(args.out)
     table = F.stats_table(result)
     table.to_csv(args.out / "attention_stats.csv", index=False)
-    figures = {f"heatmap_{n}": F.layer_head_heatmap(v, F.STAT_TITLES[n]) for n, v in result.stats.items()}
+    figures = {
+        f"heatmap_{n}": F.layer_head_heatmap(v, F.STAT_TITLES[n]) for n, v in result.stats.items() if n in F.STAT_TITLES
+    }
     figures.update(lines=F.per_layer_lines(result), entropy=F.entropy_lines(result), noop=F.noop_figure(result))
     if result.mds is not None:
         figures["heads_mds"] = F.mds_figure(result)

@@ -81,14 +81,17 @@ def per_layer_lines(result: AnatomyResult, names: tuple[str, ...] = LINE_STATS) 
 
 
 def entropy_lines(result: AnatomyResult) -> go.Figure:
-    """Mean entropy per layer of all rows and of the [CLS] row, with the uniform-attention reference absent
-    (it depends on sentence length)."""
+    """Mean (smoothed) entropy per layer of all rows and of the [CLS] row, with the entropy of
+    uniform attention over the same sentences as a dashed reference."""
     fig = go.Figure()
     layers = np.arange(1, result.shape[0] + 1)
     for name in ("entropy", "cls_entropy"):
         fig.add_trace(
             go.Scatter(x=layers, y=result.stats[name].mean(axis=1), mode="lines+markers", name=STAT_TITLES[name])
         )
+    if "uniform_entropy" in result.stats:
+        reference = result.stats["uniform_entropy"].mean(axis=1)
+        fig.add_trace(go.Scatter(x=layers, y=reference, mode="lines", name="uniform attention", line={"dash": "dash"}))
     fig.update_xaxes(title="layer", dtick=1)
     fig.update_yaxes(title="nats", rangemode="tozero")
     return apply_layout(fig, "Attention entropy by layer")

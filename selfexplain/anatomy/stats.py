@@ -12,8 +12,12 @@ Definitions (each averaged over the query tokens it applies to, per layer and he
 - ``punct``: attention summed over punctuation tokens.
 - ``self``: ``A[i, i]``.
 - ``next`` / ``prev``: ``A[i, i+1]`` / ``A[i, i-1]``, over queries that have such a neighbour.
-- ``entropy``: ``-sum_j A[i, j] ln A[i, j]`` (nats; ``0 ln 0 = 0``), over every query.
-- ``cls_entropy``: the entropy of the [CLS] row alone, over sentences.
+- ``entropy``: ``-sum_j A'[i, j] ln A'[i, j]`` (nats) over every query, where
+  ``A' = (1 - eps) A + eps / n`` is smoothed over the sentence's ``n`` non-padding keys
+  with ``eps = 1e-4`` as in Clark et al.'s analysis code (no ``0 ln 0`` cases).
+- ``cls_entropy``: the smoothed entropy of the [CLS] row alone, over sentences.
+- ``uniform_entropy``: ``ln n``, the entropy uniform attention would have, averaged like
+  ``entropy`` (the same for every head; the reference line of the entropy plot).
 - ``within`` / ``across`` (text pairs): attention from a real token to real tokens of its own
   text / of the other text, over real-token queries.
 """
@@ -34,9 +38,11 @@ STAT_NAMES: tuple[str, ...] = (
     "prev",
     "entropy",
     "cls_entropy",
+    "uniform_entropy",
     "within",
     "across",
 )
+ENTROPY_SMOOTHING = 1e-4
 _PUNCT = set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 
@@ -107,9 +113,15 @@ def batch_statistics(attn: torch.Tensor, roles: Roles) -> dict[str, tuple[torch.
     prv = torch.diagonal(attn, offset=-1, dim1=-2, dim2=-1)  # A[i+1, i]: [L, B, H, N-1]
     out["next"] = (_masked_total(nxt, has_next), has_next.sum().double())
     out["prev"] = (_masked_total(prv, has_next), has_next.sum().double())
-    out["entropy"] = (_masked_total(entropy(attn), valid), n_valid)
+    keys = valid.double()  # [B, N]
+    n_keys = keys.sum(dim=1).clamp_min(1.0)  # [B]
+    uniform_share = (keys / n_keys[:, None])[None, :, None, None, :]  # [1, B, 1, 1, N]
+    smoothed = (1.0 - ENTROPY_SMOOTHING) * attn + ENTROPY_SMOOTHING * uniform_share
+    out["entropy"] = (_masked_total(entropy(smoothed), valid), n_valid)
     batch = torch.tensor(float(attn.shape[1]), dtype=torch.float64)
-    out["cls_entropy"] = (entropy(attn[..., 0, :]).sum(dim=1), batch)
+    out["cls_entropy"] = (entropy(smoothed[..., 0, :]).sum(dim=1), batch)
+    uniform_total = (torch.log(n_keys) * valid.sum(dim=1)).sum()
+    out["uniform_entropy"] = (uniform_total.expand(attn.shape[0], attn.shape[2]).clone(), n_valid)
     same = (roles.segment[:, :, None] == roles.segment[:, None, :]) & roles.real[:, :, None] & roles.real[:, None, :]
     other = (roles.segment[:, :, None] != roles.segment[:, None, :]) & roles.real[:, :, None] & roles.real[:, None, :]
     n_real = roles.real.sum().double()
