@@ -1,0 +1,1 @@
+"""Plausibility: how far explanations agree with human rationales (kept apart from faithfulness)."""

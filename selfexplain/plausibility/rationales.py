@@ -1,0 +1,123 @@
+"""Movie reviews with human rationales (Zaidan et al. 2007; ``../shared/data/movie_rationales``).
+
+A review marks the words annotators gave as reasons with ``<POS> ... </POS>`` or
+``<NEG> ... </NEG>``. :func:`parse_tagged` strips the tags and returns the clean text with
+the rationale character spans; :func:`write_splits` turns the folder into JSONL files
+(``text``, ``label``, ``rationales``) that ``selfexplain train``/``eval`` read directly and
+that :mod:`selfexplain.plausibility.metrics` scores explanations against.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from selfexplain.data import DataError, _label_index
+
+LABEL_NAMES = ("negative", "positive")
+_TAG = re.compile(r"<(/?(?:POS|NEG))>")
+
+
+@dataclass(frozen=True)
+class Review:
+    text: str
+    label: int  # 0 negative, 1 positive
+    rationales: tuple[tuple[int, int], ...]  # character spans [start, end) into text
+    name: str
+
+
+def parse_tagged(raw: str, where: str = "review") -> tuple[str, tuple[tuple[int, int], ...]]:
+    """Clean text (words joined by single spaces) and the ``[start, end)`` character spans of its
+    tagged rationales; raises :class:`DataError` on unbalanced or nested tags."""
+    words: list[str] = []
+    word_spans: list[tuple[int, int]] = []  # [first word, last word + 1)
+    opened: int | None = None
+    for index, piece in enumerate(_TAG.split(raw)):
+        if index % 2 == 0:
+            words.extend(piece.split())
+            continue
+        if piece.startswith("/"):
+            if opened is None:
+                raise DataError(f"{where}: <{piece}> without an opening tag")
+            if len(words) > opened:
+                word_spans.append((opened, len(words)))
+            opened = None
+        else:
+            if opened is not None:
+                raise DataError(f"{where}: <{piece}> inside another rationale")
+            opened = len(words)
+    if opened is not None:
+        raise DataError(f"{where}: a rationale is never closed")
+    starts, position = [], 0
+    for word in words:
+        starts.append(position)
+        position += len(word) + 1
+    spans = tuple((starts[a], starts[b - 1] + len(words[b - 1])) for a, b in word_spans)
+    return " ".join(words), spans
+
+
+def read_reviews(folder: Path, with_rationales: bool = True) -> list[Review]:
+    """Every review of ``folder`` (``withRats_neg``/``withRats_pos`` subfolders), sorted by file name.
+
+    ``with_rationales`` keeps the annotated ``negR_*``/``posR_*`` files, else the plain ``neg_*``/``pos_*``.
+    """
+    reviews = []
+    for label, polarity in enumerate(("neg", "pos")):
+        pattern = f"{polarity}R_*.txt" if with_rationales else f"{polarity}_*.txt"
+        for path in sorted((folder / f"withRats_{polarity}").glob(pattern)):
+            text, spans = parse_tagged(path.read_text(encoding="utf-8", errors="replace"), str(path))
+            reviews.append(Review(text, label, spans, path.name))
+    if not reviews:
+        raise DataError(f"{folder}: no movie-rationale reviews (expected withRats_neg/ and withRats_pos/)")
+    return reviews
+
+
+def review_number(review: Review) -> int:
+    """The number in the file name, ``posR_123.txt`` -> 123."""
+    return int(re.sub(r"\D", "", review.name))
+
+
+def write_splits(folder: Path, out: Path, train: range, dev: range, test: range) -> dict[str, int]:
+    """JSONL ``movies-{train,dev,test}.jsonl`` under ``out``: reviews whose number falls in each range
+    (both polarities). Returns the row count of each split."""
+    out.mkdir(parents=True, exist_ok=True)
+    reviews = read_reviews(folder)
+    counts = {}
+    for split, numbers in (("train", train), ("dev", dev), ("test", test)):
+        rows = [r for r in reviews if review_number(r) in numbers]
+        with (out / f"movies-{split}.jsonl").open("w", encoding="utf-8") as handle:
+            for r in rows:
+                record = {"text": r.text, "label": r.label, "rationales": r.rationales, "name": r.name}
+                handle.write(json.dumps(record) + "\n")
+        counts[split] = len(rows)
+    return counts
+
+
+def read_rationale_jsonl(path: Path, label_names: Sequence[str] | None = None) -> list[Review]:
+    """Rows of a JSONL file with ``text``, ``label`` (index or name) and ``rationales`` (``[[start, end], ...]``)."""
+    if not path.is_file():
+        raise DataError(f"{path}: no such file")
+    reviews = []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            where = f"{path}:{number}"
+            try:
+                row = json.loads(line)
+                text, label, spans = str(row["text"]), row["label"], row["rationales"]
+                pairs = tuple((int(a), int(b)) for a, b in spans)
+            except (json.JSONDecodeError, KeyError, TypeError, ValueError) as err:
+                raise DataError(
+                    f"{where}: expected JSON with text, label and rationales ([[start, end], ...]): {err}"
+                ) from None
+            if any(not 0 <= a < b <= len(text) for a, b in pairs):
+                raise DataError(f"{where}: a rationale span lies outside the text")
+            index = _label_index(label, label_names, where)
+            reviews.append(Review(text, index, pairs, str(row.get("name", number))))
+    if not reviews:
+        raise DataError(f"{path}: no rows")
+    return reviews
