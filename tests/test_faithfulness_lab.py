@@ -80,3 +80,11 @@ def test_cli_writes_the_report(tiny_encoder, tmp_path: Path) -> None:
     assert len((tmp_path / "out" / RESULTS_FILE).read_text().splitlines()) == 2
     assert json.loads((tmp_path / "out" / "run.json").read_text())["explainers"] == ["alpha", "random"]
     assert main([*args, "--explainers", "nope", "--no-progress"]) == 2
+    trees = tmp_path / "trees.txt"
+    trees.write_text("(4 (3 sweet) (4 (2 and) (3 funny)))\n(0 (2 a) (0 (1 dull) (2 film)))\n", encoding="utf-8")
+    tree_args = [*args, "--limit", "2", "--explainers", "alpha,random", "--no-progress", "--trees", str(trees)]
+    assert main(tree_args) == 0
+    plausible = pd.read_csv(tmp_path / "out" / "plausibility.csv")
+    assert set(plausible["explainer"]) <= {"alpha", "random"} and (plausible["examples"] <= 2).all()
+    assert "Plausibility" in (tmp_path / "out" / "summary.md").read_text()
+    assert main([*args, "--trees", str(tmp_path / "missing.txt")]) == 2

@@ -102,3 +102,39 @@ def test_rationales_and_plausibility_commands(
     bad.write_text('{"text": "short", "label": 0, "rationales": [[0, 99]]}\n')
     assert main(["plausibility", "--model", str(tiny_model_dir), "--data", str(bad)]) == 2
     assert "bad.jsonl:1: a rationale span lies outside the text" in capsys.readouterr().err
+
+
+TREES = "(4 (3 sweet) (4 (2 and) (3 funny)))\n(0 (2 a) (0 (1 dull) (2 film)))\n"
+
+
+def test_phrase_index_and_hits_against_hand_labels(tmp_path: Path) -> None:
+    from selfexplain.plausibility.sst_phrases import best_window, phrase_hits, phrase_index
+
+    trees = tmp_path / "trees.txt"
+    trees.write_text(TREES, encoding="utf-8")
+    index = phrase_index(trees)
+    assert index["sweet and funny"] == {(0, 2): 4, (0, 0): 3, (1, 2): 4, (1, 1): 2, (2, 2): 3}
+    assert best_window(np.array([0.1, 0.5, 0.4, 0.0]), 2) == (1, 2)
+    rows = [
+        {  # predicted very positive; alpha's top span "and funny" is a 4-phrase; gradient's "sweet and" is no phrase
+            "text": "Sweet and funny",
+            "pair": None,
+            "predicted": 4,
+            "offsets": [[0, 5], [6, 9], [10, 15]],
+            "alpha": {"top_span": [1, 2]},
+            "scores": {"alpha": [0.2, 0.4, 0.4], "gradient": [0.9, 0.1, 0.0]},
+        },
+        {  # predicted negative; alpha's "dull" is a 1-phrase (polar, not strong); gradient's "film" is neutral
+            "text": "a dull film",
+            "pair": None,
+            "predicted": 1,
+            "offsets": [[0, 1], [2, 6], [7, 11]],
+            "alpha": {"top_span": [1, 1]},
+            "scores": {"alpha": [0.1, 0.8, 0.1], "gradient": [0.0, 0.0, 1.0]},
+        },
+        {"text": "a dull film", "pair": None, "predicted": 2, "offsets": [], "alpha": {"top_span": [0, 0]}},
+    ]
+    table = phrase_hits(rows, index, seed=0).set_index("explainer")
+    assert table.loc["alpha", ["strong_phrase", "polar_phrase", "examples"]].tolist() == [0.5, 1.0, 2]
+    assert table.loc["gradient", ["strong_phrase", "polar_phrase"]].tolist() == [0.0, 0.0]
+    assert table.loc["random", "examples"] == 2  # the neutral prediction is skipped

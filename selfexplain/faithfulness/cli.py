@@ -25,6 +25,12 @@ def add_command(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--no-alpha-tests", action="store_true", help="skip the span-layer experiments")
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")
     parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument(
+        "--trees",
+        type=Path,
+        default=None,
+        help="SST tree file of the same sentences (e.g. ../shared/data/sst_trees/test.txt): adds plausibility.csv",
+    )
     add_data_columns(parser)
     add_fused_option(parser)
     parser.set_defaults(handler=run_faithfulness)
@@ -41,6 +47,14 @@ def run_faithfulness(args: argparse.Namespace) -> int:
 
     if args.limit is not None and args.limit < 1:
         raise InvalidInputError("--limit must be at least 1")
+    phrases = None
+    if args.trees is not None:  # read first: a bad tree file must not cost a long run
+        from selfexplain.data import DataError
+        from selfexplain.plausibility.sst_phrases import phrase_index
+
+        if not args.trees.is_file():
+            raise DataError(f"{args.trees}: no such file")
+        phrases = phrase_index(args.trees)
     if args.threads:
         torch.set_num_threads(args.threads)
     model = load_model(args.model, fused=not args.no_fused)
@@ -60,5 +74,15 @@ def run_faithfulness(args: argparse.Namespace) -> int:
     if written.png_skipped:
         print(f"note: {written.png_skipped}; HTML figures written", file=sys.stderr)
     print(markdown_table(tables["summary"]), end="")
+    if phrases is not None:
+        from selfexplain.plausibility.sst_phrases import phrase_hits
+
+        hits = phrase_hits(rows, phrases, seed=args.seed)
+        hits.to_csv(args.out / "plausibility.csv", index=False)
+        with (args.out / "summary.md").open("a", encoding="utf-8") as handle:
+            handle.write("\n## Plausibility: top span is a polar SST phrase (not faithfulness)\n\n")
+            handle.write(markdown_table(hits))
+        print("plausibility (top span is a polar treebank phrase):")
+        print(markdown_table(hits), end="")
     print(f"{len(rows)} examples; results, tables and plots in {args.out}")
     return 0

@@ -67,6 +67,7 @@ def analyse(model: SelfExplainer, example: Example, index: int, options: LabOpti
         "predicted": instance.target,
         "probabilities": np.round(instance.probabilities, 6).tolist(),
         "tokens": instance.tokens,
+        "offsets": [list(instance.batch.offsets[0][p]) for p in instance.positions.tolist()],
         "explainers": {
             name: {**tokens[name], "top": ranking(scores[name])[: options.top_tokens].tolist()} for name in names
         },
