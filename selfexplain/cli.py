@@ -47,6 +47,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     train.add_argument("--window-stride", type=int, default=256, help="tokens between window starts")
     train.add_argument(
+        "--uniform-alpha",
+        action="store_true",
+        help="fix alpha to the uniform distribution over spans (the paper's AvgSelf-Explaining baseline)",
+    )
+    train.add_argument(
         "--shuffle-words",
         action="store_true",
         help="shuffle the words of every training text (seeded; dev data is left as is), to test word-order reliance",
@@ -134,6 +139,7 @@ def run_train(args: argparse.Namespace) -> int:
         encoder_layer=args.encoder_layer,
         max_span_width=args.max_span_width,
         lambda_=args.lambda_,
+        uniform_alpha=args.uniform_alpha,
         window_stride=args.window_stride,
         name=args.name or Path(args.out).name,
     )

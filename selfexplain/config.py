@@ -20,7 +20,9 @@ class ModelConfig:
     ``head`` is "span" for the self-explaining model; "cls" and "mean" are the
     plain baselines (linear head on the [CLS] vector or on mean pooling).
     ``encoder_layer`` indexes the encoder's hidden states (0 = embeddings,
-    -1 = last layer). ``max_span_width`` limits ``j - i + 1``.
+    -1 = last layer). ``max_span_width`` limits ``j - i + 1``. ``uniform_alpha`` fixes alpha
+    to the uniform distribution over the valid spans (the paper's AvgSelf-Explaining
+    baseline: the interpretation layer is bypassed, the classifier reads the mean span).
     """
 
     encoder: str
@@ -31,6 +33,7 @@ class ModelConfig:
     encoder_layer: int = -1
     max_span_width: int | None = None
     lambda_: float = 1.0
+    uniform_alpha: bool = False
     dropout: float = 0.1
     max_length: int = 512
     window_stride: int = 256

@@ -64,6 +64,8 @@ class SelfExplainingModel(nn.Module):
         self.encoder = encoder if encoder is not None else load_encoder(config.encoder, pretrained=pretrained)
         hidden = self.encoder.config.hidden_size
         self.span_layer = SpanLayer(hidden, config.span_representation) if config.head == "span" else None
+        if self.span_layer is not None:
+            self.span_layer.uniform = config.uniform_alpha
         self.dropout = nn.Dropout(config.dropout)
         self.output = nn.Linear(hidden, config.num_labels)
         self.encoder_precision: EncoderPrecision = "float32"

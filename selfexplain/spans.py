@@ -111,6 +111,8 @@ class SpanLayer(nn.Module):
         self.grad_chunk_elements = grad_chunk_elements
         # Compiled chunks (selfexplain.fused_spans); off by default: compiling costs seconds.
         self.fused = False
+        # alpha fixed uniform over the valid spans (all logits 0): the AvgSelf-Explaining baseline.
+        self.uniform = False
         self.W1 = nn.Linear(hidden_size, hidden_size)
         self.W2 = nn.Linear(hidden_size, hidden_size)
         self.W3 = nn.Linear(hidden_size, hidden_size)
@@ -156,11 +158,13 @@ class SpanLayer(nn.Module):
         *features: torch.Tensor,
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """One chunk: logits ``[B,K]``, chunk max ``[B]``, exp-weighted sum ``[B,H]``."""
+        weight, bias = self.interpret.weight[0], self.interpret.bias[0]
+        if self.uniform:
+            weight, bias = torch.zeros_like(weight), torch.zeros_like(bias)
         if self.fused and self.representation == "sic" and fusion_allowed():
-            weight, bias = self.interpret.weight[0], self.interpret.bias[0]
             return fused_sic_chunk(*features, weight, bias, starts, ends, valid)
         vectors = self.span_vectors(features, starts, ends)
-        logits = self.interpret(vectors).squeeze(-1)
+        logits = vectors @ weight + bias
         logits = logits.masked_fill(~valid, float("-inf"))
         peak = logits.amax(dim=1).clamp_min(torch.finfo(logits.dtype).min)
         weights = torch.exp(logits - peak.unsqueeze(1))

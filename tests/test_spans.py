@@ -93,3 +93,19 @@ def test_mean_representation_is_span_average() -> None:
     vectors = layer.span_vectors(layer.token_features(hidden), starts, ends)
     for k, (i, j) in enumerate(zip(starts.tolist(), ends.tolist())):
         torch.testing.assert_close(vectors[0, k], hidden[0, i : j + 1].mean(0))
+
+
+def test_uniform_alpha_reads_the_mean_span_vector() -> None:
+    torch.manual_seed(2)
+    layer = SpanLayer(16, chunk_elements=5 * 16)  # several chunks
+    layer.uniform = True
+    hidden = torch.randn(2, 7, 16)
+    token_mask = torch.tensor([[0, 1, 1, 1, 1, 1, 0], [0, 1, 1, 1, 0, 0, 0]], dtype=torch.bool)
+    starts, ends = span_index(7)
+    valid = span_validity(token_mask, torch.zeros(2, 7, dtype=torch.long), starts, ends)
+    out = layer(hidden, valid, starts, ends)
+    for b in range(2):
+        count = int(valid[b].sum())
+        torch.testing.assert_close(out.alpha[b][valid[b]], torch.full((count,), 1.0 / count))
+        vectors = layer.span_vectors(layer.token_features(hidden[b : b + 1]), starts[valid[b]], ends[valid[b]])
+        torch.testing.assert_close(out.pooled[b], vectors[0].mean(dim=0), atol=1e-6, rtol=1e-5)
