@@ -93,6 +93,17 @@ def test_deletion_equals_the_shorter_input(tiny_explainer) -> None:
     np.testing.assert_allclose(probs[1], shorter.probabilities, atol=1e-5)
 
 
+def test_shared_and_reordered_perturbations_give_each_row_its_own_answer(tiny_explainer) -> None:
+    instance = prepare(tiny_explainer, "good plot bad acting , truly")
+    rng = np.random.default_rng(0)
+    distinct = rng.random((7, instance.num_tokens)) < 0.5
+    rows = distinct[[3, 0, 3, 6, 1, 0, 5, 2, 4, 3]]  # duplicates, any order
+    together = predict_kept(tiny_explainer, instance, rows, batch_size=3)
+    one_by_one = np.concatenate([predict_kept(tiny_explainer, instance, row[None]) for row in rows])
+    np.testing.assert_allclose(together, one_by_one, atol=1e-5)
+    assert predict_kept(tiny_explainer, instance, rows[:0]).shape == (0, instance.probabilities.shape[0])
+
+
 def test_leave_one_out_is_the_probability_drop(tiny_explainer) -> None:
     instance = prepare(tiny_explainer, "good plot bad acting")
     scores = get_explainer("loo").attribute(tiny_explainer, instance)

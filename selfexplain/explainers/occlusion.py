@@ -76,13 +76,22 @@ def perturbed_inputs(
 def predict_kept(
     model: SelfExplainer, instance: Instance, keep: np.ndarray, removal: Removal = "delete", batch_size: int = 64
 ) -> np.ndarray:
-    """Class probabilities ``[P, C]`` of the input with only the ``keep`` ``[P, T]`` tokens."""
+    """Class probabilities ``[P, C]`` of the input with only the ``keep`` ``[P, T]`` tokens.
+
+    Identical rows run once, and rows run in order of how many tokens they keep, so a
+    batch of deletions is padded only to its own longest row (explainers share many
+    perturbations: the same top token, the empty and the full input).
+    """
+    classes = instance.probabilities.shape[0]
+    if keep.shape[0] == 0:
+        return np.zeros((0, classes))
     device = next(model.model.parameters()).device
-    parts = []
-    for lo in range(0, keep.shape[0], batch_size):
-        inputs = perturbed_inputs(model, instance, keep[lo : lo + batch_size], removal)
+    unique, inverse = np.unique(keep, axis=0, return_inverse=True)
+    order = np.argsort(unique.sum(axis=1), kind="stable")
+    probabilities = np.empty((unique.shape[0], classes), dtype=np.float64)
+    for lo in range(0, order.size, batch_size):
+        rows = order[lo : lo + batch_size]
+        inputs = perturbed_inputs(model, instance, unique[rows], removal)
         logits = model.model(**{k: v.to(device) for k, v in inputs.items()}).logits
-        parts.append(torch.softmax(logits.float(), dim=-1).cpu().numpy())
-    if not parts:
-        return np.zeros((0, instance.probabilities.shape[0]))
-    return np.concatenate(parts).astype(np.float64)
+        probabilities[rows] = torch.softmax(logits.float(), dim=-1).cpu().numpy()
+    return probabilities[inverse.reshape(-1)]
