@@ -141,6 +141,8 @@ def run_train(args: argparse.Namespace) -> int:
         lambda_=args.lambda_,
         uniform_alpha=args.uniform_alpha,
         window_stride=args.window_stride,
+        # a model trained on windows reads long texts in windows of the same size at inference
+        max_length=args.max_length if args.long_inputs == "windows" else 512,
         name=args.name or Path(args.out).name,
     )
     options = TrainOptions(

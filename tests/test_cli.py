@@ -82,3 +82,23 @@ def test_train_with_shuffled_words(tiny_encoder: Path, tmp_path: Path, capsys) -
     assert main(argv) == 0
     assert "best dev accuracy" in capsys.readouterr().out
     assert (out / "best" / "selfexplain.json").is_file()
+
+
+def test_train_uniform_alpha_on_windows_keeps_its_settings(tiny_encoder: Path, tmp_path: Path, capsys) -> None:
+    from selfexplain.config import ModelConfig
+    from selfexplain.pipeline import load_model
+
+    data = tmp_path / "train.txt"
+    long_text = " ".join(["a long and winding film"] * 8)
+    data.write_text("".join(f"{i % 2} {long_text} {'great' if i % 2 else 'dull'}\n" for i in range(6)))
+    out = tmp_path / "run"
+    argv = ["train", "--encoder", str(tiny_encoder), "--train", str(data), "--dev", str(data), "--out", str(out)]
+    argv += ["--labels", "neg,pos", "--epochs", "1", "--batch-size", "3", "--no-progress", "--uniform-alpha"]
+    argv += ["--long-inputs", "windows", "--max-length", "16", "--window-stride", "8", "--max-span-width", "4"]
+    assert main(argv) == 0
+    config = ModelConfig.load(out / "best")
+    assert config.uniform_alpha and config.max_length == 16 and config.window_stride == 8
+    explanation = load_model(out / "best").explain(long_text)
+    assert explanation.windows is not None and len(explanation.windows) > 1
+    weights = explanation.alpha[explanation.span_mask]
+    assert weights.max() - weights.min() < 1e-6  # alpha stays uniform over the spans of all windows
