@@ -29,7 +29,7 @@ from selfexplain.figures import (
 from selfexplain.highlight import highlight_html
 from selfexplain.pipeline import MAX_INPUT_CHARS
 from selfexplain.report import report_html
-from selfexplain.words import word_span_at, word_view
+from selfexplain.words import LEVELS, group_span_at, level_view
 
 st.set_page_config(page_title="selfexplain · Explain", page_icon=":mag:", layout="wide")
 
@@ -142,7 +142,16 @@ def render(explanation: Explanation) -> None:
     c1, c2, c3 = st.columns([2, 2, 3])
     k = c1.slider("Spans to show", 1, 20, 5, key="top_k")
     overlapping = c2.toggle("Allow overlapping spans", value=False, key="overlapping")
-    word_level = c3.toggle("Word level (merge wordpieces)", value=False, key="word_level")
+    level = (
+        c3.segmented_control(
+            "Grid level",
+            LEVELS,
+            default="token",
+            key="grid_level",
+            help="merge wordpieces into words, or words into sentences (for long texts)",
+        )
+        or "token"
+    )
     spans = explanation.top_spans(k) if overlapping else explanation.top_spans_non_overlapping(k)
     highlight_target = st.empty()
 
@@ -150,7 +159,8 @@ def render(explanation: Explanation) -> None:
     with grid_col:
         g1, g2 = st.columns(2)
         log_colour = g1.toggle("Log colour", value=True, key="log_colour", help="alpha is often peaked")
-        units = word_view(explanation).word_of_token if word_level else np.arange(explanation.num_tokens)
+        groups = level_view(explanation, level)
+        units = groups.word_of_token if groups is not None else np.arange(explanation.num_tokens)
         count = int(units[-1]) + 1 if len(units) else 1
         width_limit = max(1, count)
         default_width = width_limit if count <= MAX_GRID_UNITS else min(width_limit, 40)
@@ -173,14 +183,17 @@ def render(explanation: Explanation) -> None:
         cell = None
         if selection is not None:
             cell = (int(units[selection.start_token]), int(units[selection.end_token]))
-        grid = span_grid_figure(explanation, log_colour, int(max_width), word_level, cell, view)
+        grid = span_grid_figure(explanation, log_colour, int(max_width), level, cell, view)
         event = st.plotly_chart(
             grid, on_select="rerun", selection_mode="points", key="grid", config=PLOT_CONFIG, theme=None
         )
         points = (event or {}).get("selection", {}).get("points", [])
         if points and "x" in points[0] and "y" in points[0]:
             row, col = int(points[0]["y"]), int(points[0]["x"])  # y = start, x = end
-            picked = word_span_at(explanation, row, col) if word_level else explanation.span_at(row, col)
+            if groups is None:
+                picked = explanation.span_at(row, col)
+            else:
+                picked = group_span_at(explanation, row, col, groups)
             if picked is not None and (selection is None or picked != selection):
                 remember(explanation, picked)
                 st.rerun()

@@ -15,7 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from selfexplain.explanation import Explanation
-from selfexplain.words import word_view
+from selfexplain.words import Level, level_view
 
 ALPHA_SCALE = "YlOrRd"
 ATTENTION_SCALE = "Blues"
@@ -93,18 +93,18 @@ def grid_view(size: int, start: int = 0) -> tuple[int, int]:
 
 def grid_data(
     explanation: Explanation,
-    word_level: bool = False,
+    level: Level = "token",
     max_width: int | None = None,
     view: tuple[int, int] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, list[str], list[list[str]], int]:
-    """Alpha grid ready to draw, at token or word level, over the viewport ``view = (lo, hi)``
+    """Alpha grid ready to draw, at token, word or sentence level, over the viewport ``view = (lo, hi)``
     (default: the first :data:`MAX_GRID_UNITS` units) and spans of at most ``max_width`` units.
 
     Returns ``(alpha [G,G] with NaN off valid spans, ranks [G,G], labels [G], span texts [G][G], lo)``.
     """
-    if word_level:
-        words = word_view(explanation)
-        alpha, mask, labels, extents = words.alpha, words.span_mask, list(words.labels), words.extents
+    groups = level_view(explanation, level)
+    if groups is not None:
+        alpha, mask, labels, extents = groups.alpha, groups.span_mask, list(groups.labels), groups.extents
         flat = np.where(mask, alpha, -np.inf).ravel()
         order = np.argsort(-flat, kind="stable")
         ranks = np.zeros(alpha.size, dtype=int)
@@ -135,7 +135,7 @@ def span_grid_figure(
     explanation: Explanation,
     log_colour: bool = False,
     max_width: int | None = None,
-    word_level: bool = False,
+    level: Level = "token",
     selected: tuple[int, int] | None = None,
     view: tuple[int, int] | None = None,
 ) -> go.Figure:
@@ -145,7 +145,7 @@ def span_grid_figure(
     sits on every valid cell for hover and clicks (``customdata`` = start, end, alpha, rank;
     indices are absolute). At most ``MAX_GRID_UNITS**2`` cells reach the browser.
     """
-    alpha, ranks, labels, texts, lo = grid_data(explanation, word_level, max_width, view)
+    alpha, ranks, labels, texts, lo = grid_data(explanation, level, max_width, view)
     colour = np.log10(np.clip(alpha, 1e-6, None)) if log_colour else alpha
     axis = list(range(lo, lo + len(labels)))
     heat = go.Heatmap(
@@ -178,9 +178,10 @@ def span_grid_figure(
         fig.add_shape(
             type="rect", x0=j - 0.5, x1=j + 0.5, y0=i - 0.5, y1=i + 0.5, line={"color": "#111827", "width": 3}
         )
-    _token_axes(fig, axis, labels, "end token", "start token")
-    unit = "word" if word_level else "token"
-    fig = apply_layout(fig, f"Self-explaining alpha over spans ({unit} level)", _square_side(len(labels)))
+    if level == "sentence":  # sentence labels are long: number them, the hover shows the text
+        labels = [f"S{lo + i + 1}" for i in range(len(labels))]
+    _token_axes(fig, axis, labels, f"end {level}", f"start {level}")
+    fig = apply_layout(fig, f"Self-explaining alpha over spans ({level} level)", _square_side(len(labels)))
     fig.update_layout(clickmode="event+select", dragmode=False)
     return fig
 

@@ -1,8 +1,9 @@
-"""Merging wordpieces into words and token spans into word spans."""
+"""Grouping tokens into words or sentences, and token spans into word or sentence spans."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -11,8 +12,8 @@ from selfexplain.explanation import Explanation, Span
 
 @dataclass(frozen=True)
 class WordView:
-    """``labels`` of the ``W`` words, ``word_of_token`` ``[T]``, ``alpha`` and ``span_mask`` ``[W, W]``,
-    and each word's ``(segment, start_char, end_char)``."""
+    """``labels`` of the ``W`` groups (words or sentences), ``word_of_token`` ``[T]`` (the group of
+    each token), ``alpha`` and ``span_mask`` ``[W, W]``, and each group's ``(segment, start_char, end_char)``."""
 
     labels: tuple[str, ...]
     word_of_token: np.ndarray
@@ -21,44 +22,80 @@ class WordView:
     extents: tuple[tuple[int, int, int], ...]
 
 
+Level = Literal["token", "word", "sentence"]
+LEVELS: tuple[Level, ...] = ("token", "word", "sentence")
+_SENTENCE_END = frozenset({".", "!", "?", "...", "…"})
+
+
 def word_of_token(explanation: Explanation) -> np.ndarray:
     """``[T]`` word index: words are whitespace-delimited, so a token starts a new word unless it
     touches the previous token (no gap in the text, same segment): "isn't" and "un-watchable" are one word."""
     tokens = explanation.tokens
     if not tokens:
         return np.zeros(0, dtype=int)
+    starts = np.array([t.start for t in tokens])
+    ends = np.array([t.end for t in tokens])
+    segments = np.array([t.segment for t in tokens])
     starts_word = np.ones(len(tokens), dtype=bool)
-    for t in range(1, len(tokens)):
-        prev, cur = tokens[t - 1], tokens[t]
-        starts_word[t] = not (cur.segment == prev.segment and cur.start == prev.end)
+    starts_word[1:] = ~((segments[1:] == segments[:-1]) & (starts[1:] == ends[:-1]))
     return np.cumsum(starts_word) - 1
 
 
-def word_view(explanation: Explanation) -> WordView:
-    """Word-level alpha: ``alpha_w(a, b) = sum of alpha(i, j)`` over tokens ``i`` in word ``a``
-    and ``j`` in word ``b``. A word span is valid when any of its token spans is."""
-    words = word_of_token(explanation)
-    count = int(words.max()) + 1 if words.size else 0
+def sentence_of_token(explanation: Explanation) -> np.ndarray:
+    """``[T]`` sentence index: a sentence ends after a token that is ``.``, ``!``, ``?`` or an
+    ellipsis, and each text of a pair starts a new one."""
+    tokens = explanation.tokens
+    if not tokens:
+        return np.zeros(0, dtype=int)
+    ends_sentence = np.array([t.text in _SENTENCE_END for t in tokens])
+    segments = np.array([t.segment for t in tokens])
+    starts_sentence = np.ones(len(tokens), dtype=bool)
+    starts_sentence[1:] = ends_sentence[:-1] | (segments[1:] != segments[:-1])
+    return np.cumsum(starts_sentence) - 1
+
+
+def group_view(explanation: Explanation, group_of_token: np.ndarray) -> WordView:
+    """Alpha over groups of consecutive tokens: ``alpha_g(a, b) = sum of alpha(i, j)`` over tokens
+    ``i`` in group ``a`` and ``j`` in group ``b``. A group span is valid when any of its token spans is."""
+    groups = group_of_token
+    count = int(groups.max()) + 1 if groups.size else 0
     alpha = np.zeros((count, count))
     mask = np.zeros((count, count), dtype=bool)
     starts, ends = np.nonzero(explanation.span_mask)
-    np.add.at(alpha, (words[starts], words[ends]), explanation.alpha[starts, ends])
-    mask[words[starts], words[ends]] = True
-    extents = []
-    labels = []
-    for w in range(count):
-        members = np.nonzero(words == w)[0]
-        first, last = explanation.tokens[members[0]], explanation.tokens[members[-1]]
-        extents.append((first.segment, first.start, last.end))
-        labels.append(explanation.segment_text(first.segment)[first.start : last.end])
-    return WordView(tuple(labels), words, alpha, mask, tuple(extents))
+    np.add.at(alpha, (groups[starts], groups[ends]), explanation.alpha[starts, ends])
+    mask[groups[starts], groups[ends]] = True
+    first = np.searchsorted(groups, np.arange(count), side="left")
+    last = np.searchsorted(groups, np.arange(count), side="right") - 1
+    extents = tuple(
+        (explanation.tokens[a].segment, explanation.tokens[a].start, explanation.tokens[b].end)
+        for a, b in zip(first.tolist(), last.tolist())
+    )
+    labels = tuple(explanation.segment_text(seg)[start:end] for seg, start, end in extents)
+    return WordView(labels, groups, alpha, mask, extents)
 
 
-def word_span_at(
+def word_view(explanation: Explanation) -> WordView:
+    """Word-level alpha (see :func:`group_view`)."""
+    return group_view(explanation, word_of_token(explanation))
+
+
+def level_view(explanation: Explanation, level: Level) -> WordView | None:
+    """The view of a grid level; None at token level (the explanation itself)."""
+    if level == "word":
+        return word_view(explanation)
+    if level == "sentence":
+        return group_view(explanation, sentence_of_token(explanation))
+    if level == "token":
+        return None
+    raise ValueError(f"unknown level {level!r}; use one of {', '.join(LEVELS)}")
+
+
+def group_span_at(
     explanation: Explanation, first_word: int, last_word: int, view: WordView | None = None
 ) -> Span | None:
-    """Words ``first_word .. last_word`` as a :class:`Span` carrying the word-level alpha and its rank
-    among word spans (token indices cover the words' tokens), or None if no token span lies there."""
+    """Groups (words by default, or the groups of ``view``) ``first_word .. last_word`` as a
+    :class:`Span` carrying the group-level alpha and its rank among group spans (token indices
+    cover the groups' tokens), or None if no token span lies there."""
     view = view if view is not None else word_view(explanation)
     if not view.span_mask[first_word, last_word]:
         return None

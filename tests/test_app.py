@@ -23,6 +23,14 @@ def models_dir(tiny_encoder: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     return root
 
 
+def z_shape(trace: dict) -> tuple[int, ...]:
+    """Shape of a heatmap's ``z``: a nested list, or plotly's typed array ``{dtype, bdata, shape}``."""
+    z = trace["z"]
+    if isinstance(z, dict):
+        return tuple(int(part) for part in str(z["shape"]).split(","))
+    return (len(z), len(z[0]) if z else 0)
+
+
 def charts(at: AppTest) -> dict[str, dict]:
     found = {}
     for element in at.get("plotly_chart"):
@@ -57,7 +65,7 @@ def test_sentence_shows_prediction_grid_and_attention(models_dir: Path) -> None:
     assert "Class probabilities" in titles
     assert len(at.dataframe) == 1 and len(at.dataframe[0].value) == 20
     # controls that do not change the input only redraw
-    at.toggle(key="word_level").set_value(True).run()
+    at.segmented_control(key="grid_level").set_value("word").run()
     at.selectbox(key="attn_aggregate").set_value("rollout").run()
     assert not at.exception
     assert any("rollout" in t for t in charts(at))
@@ -71,8 +79,12 @@ def test_long_text_is_read_in_windows_with_a_bounded_grid(models_dir: Path) -> N
     assert not at.exception
     assert any("overlapping windows" in info.value for info in at.info)
     grid = next(spec for title, spec in charts(at).items() if title.startswith("Self-explaining alpha"))
-    assert len(grid["data"][0]["z"]) <= 120
+    assert z_shape(grid["data"][0]) == (120, 120)  # 360 tokens: a 120-token viewport
     assert any(s.label.startswith("Viewport") for s in at.slider)
+    at.segmented_control(key="grid_level").set_value("sentence").run()  # 40 sentences: one grid, no viewport
+    assert not at.exception
+    grid = next(spec for title, spec in charts(at).items() if title.startswith("Self-explaining alpha"))
+    assert "sentence level" in grid["layout"]["title"]["text"] and z_shape(grid["data"][0]) == (40, 40)
 
 
 def test_pair_model_shows_two_boxes_and_keeps_spans_apart(models_dir: Path) -> None:

@@ -70,9 +70,37 @@ def test_word_level_merges_pieces_and_keeps_mass() -> None:
     view = word_view(merged)
     assert view.labels == ("w0", "w1w2", "w3")
     assert view.alpha.sum() == pytest.approx(merged.alpha.sum())
-    alpha, ranks, labels, texts, _ = grid_data(merged, word_level=True)
+    alpha, ranks, labels, texts, _ = grid_data(merged, level="word")
     assert alpha.shape == (3, 3) and labels == ["w0", "w1w2", "w3"] and texts[0][2] == "w0 w1w2 w3"
     assert sorted(ranks[ranks > 0].tolist()) == list(range(1, 7))
+
+
+def test_sentence_level_groups_at_sentence_ends_and_keeps_mass() -> None:
+    from selfexplain.explanation import Explanation, Token
+    from selfexplain.figures import span_grid_figure
+    from selfexplain.words import group_span_at, level_view, sentence_of_token
+
+    text = "Slow start . But great ! Truly"
+    words = text.split()
+    offsets = [(text.index(w, sum(len(x) + 1 for x in words[:i])), 0) for i, w in enumerate(words)]
+    tokens = tuple(Token(w, start, start + len(w), 0, w) for w, (start, _) in zip(words, offsets))
+    n = len(tokens)
+    mask = np.triu(np.ones((n, n), dtype=bool))
+    alpha = np.where(mask, np.random.default_rng(0).random((n, n)), 0.0)
+    alpha /= alpha.sum()
+    exp = Explanation(text, None, tokens, ("neg", "pos"), np.array([0.4, 0.6]), alpha, mask, "demo")
+    assert sentence_of_token(exp).tolist() == [0, 0, 0, 1, 1, 1, 2]
+    view = level_view(exp, "sentence")
+    assert view is not None and view.labels == ("Slow start .", "But great !", "Truly")
+    assert view.alpha.sum() == pytest.approx(1.0)
+    assert view.alpha[0, 1] == pytest.approx(alpha[0:3, 3:6].sum())
+    span = group_span_at(exp, 1, 2, view)
+    assert span is not None and span.text == "But great ! Truly" and (span.start_token, span.end_token) == (3, 6)
+    fig = span_grid_figure(exp, level="sentence")
+    assert list(fig.layout.xaxis.ticktext) == ["S1", "S2", "S3"] and "sentence level" in fig.layout.title.text
+    assert level_view(exp, "token") is None
+    with pytest.raises(ValueError, match="unknown level"):
+        level_view(exp, "paragraph")  # type: ignore[arg-type]
 
 
 def test_rank_matrix_is_a_permutation() -> None:
@@ -157,7 +185,7 @@ def test_long_grid_is_bounded_and_pans_along_the_diagonal() -> None:
 
 
 def test_word_span_carries_word_alpha_and_rank() -> None:
-    from selfexplain.words import word_span_at
+    from selfexplain.words import group_span_at as word_span_at
 
     exp = make_explanation(n=4)
     view = word_view(exp)  # every token is its own word here
