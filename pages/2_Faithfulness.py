@@ -11,6 +11,7 @@ import json
 import tempfile
 from pathlib import Path
 
+import pandas as pd
 import streamlit as st
 
 from pages import ASSETS, model_picker
@@ -49,7 +50,7 @@ def choose_examples(pair: bool, label_names: list[str]) -> list[Example]:
     return examples[:count]
 
 
-def show(rows: list[dict]) -> None:
+def show(rows: list[dict], plausibility: pd.DataFrame | None = None) -> None:
     if not rows:
         return
     table = summary.summary_table(rows)
@@ -65,6 +66,13 @@ def show(rows: list[dict]) -> None:
     if len(alpha):
         st.subheader("Tests on alpha (span layer)")
         st.dataframe(alpha, hide_index=True)
+    if plausibility is not None and len(plausibility):
+        st.subheader("Plausibility (not faithfulness): is the top span a polar SST phrase?")
+        st.caption(
+            "Share of examples whose top span (token explainers: best window of alpha's top-span length) is a "
+            "treebank phrase labelled in the predicted direction: strong = 0/4 only, polar = 0, 1 / 3, 4."
+        )
+        st.dataframe(plausibility, hide_index=True)
     st.subheader("Per-example drill-down")
     choice = st.selectbox("Example", range(len(rows)), format_func=lambda i: rows[i]["text"][:90], key="drill")
     st.markdown(escape_text(rows[choice]["text"]))
@@ -85,7 +93,8 @@ if mode == "Open a results folder":
         if not path.is_file():
             st.error(f"No {RESULTS_FILE} in that folder.")
         else:
-            show(read_rows(path))
+            extra = path.parent / "plausibility.csv"
+            show(read_rows(path), pd.read_csv(extra) if extra.is_file() else None)
 else:
     model = model_picker()
     if model is None:
