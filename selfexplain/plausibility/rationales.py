@@ -81,13 +81,19 @@ def review_number(review: Review) -> int:
 
 
 def write_splits(folder: Path, out: Path, train: range, dev: range, test: range) -> dict[str, int]:
-    """JSONL ``movies-{train,dev,test}.jsonl`` under ``out``: reviews whose number falls in each range
-    (both polarities). Returns the row count of each split."""
+    """JSONL ``movies-{train,dev,test}.jsonl`` under ``out``: annotated reviews whose number falls in
+    each range (both polarities), plus ``movies-unannotated.jsonl`` with the reviews that carry no
+    rationales (an extra accuracy test). Returns the row count of each file."""
     out.mkdir(parents=True, exist_ok=True)
     reviews = read_reviews(folder)
+    splits = {
+        name: [r for r in reviews if review_number(r) in numbers]
+        for name, numbers in (("train", train), ("dev", dev), ("test", test))
+    }
+    if any(any((folder / f"withRats_{p}").glob(f"{p}_*.txt")) for p in ("neg", "pos")):
+        splits["unannotated"] = read_reviews(folder, with_rationales=False)
     counts = {}
-    for split, numbers in (("train", train), ("dev", dev), ("test", test)):
-        rows = [r for r in reviews if review_number(r) in numbers]
+    for split, rows in splits.items():
         with (out / f"movies-{split}.jsonl").open("w", encoding="utf-8") as handle:
             for r in rows:
                 record = {"text": r.text, "label": r.label, "rationales": r.rationales, "name": r.name}
