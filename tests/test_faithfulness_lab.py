@@ -88,3 +88,28 @@ def test_cli_writes_the_report(tiny_encoder, tmp_path: Path) -> None:
     assert set(plausible["explainer"]) <= {"alpha", "random"} and (plausible["examples"] <= 2).all()
     assert "Plausibility" in (tmp_path / "out" / "summary.md").read_text()
     assert main([*args, "--trees", str(tmp_path / "missing.txt")]) == 2
+
+
+def test_two_worker_processes_give_the_single_process_rows(tiny_model_dir: Path, tmp_path: Path) -> None:
+    from selfexplain.pipeline import load_model
+
+    model = load_model(tiny_model_dir)
+    examples = [Example(t, label=i % 5) for i, t in enumerate(TEXTS)]
+    options = LabOptions(explainers=("alpha", "loo", "random"), permutations=5, adversarial_steps=3)
+    single = run_lab(model, examples, options, tmp_path / "one")
+    seen: list[int] = []
+    parallel = run_lab(model, examples, options, tmp_path / "two", lambda d, t: seen.append(d), workers=2)
+    assert seen == [1, 2, 3, 4]
+    assert [r["index"] for r in parallel] == [0, 1, 2, 3]
+    for a, b in zip(single, parallel):
+        assert a["predicted"] == b["predicted"] and a["tokens"] == b["tokens"]
+        np.testing.assert_allclose(a["probabilities"], b["probabilities"], atol=1e-5)
+        for name in options.explainers:
+            assert a["explainers"][name]["top"] == b["explainers"][name]["top"]
+            assert a["explainers"][name]["comprehensiveness"] == pytest.approx(
+                b["explainers"][name]["comprehensiveness"], abs=1e-5
+            )
+    with pytest.raises(ValueError, match="model from its folder"):
+        in_memory = load_model(tiny_model_dir)
+        in_memory.directory = None
+        run_lab(in_memory, examples, options, None, workers=2)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -20,6 +20,7 @@ from selfexplain.explainers.random_baseline import instance_rng
 from selfexplain.faithfulness import alpha_tests
 from selfexplain.faithfulness.metrics import kendall_tau, ranking
 from selfexplain.faithfulness.tokens import token_experiments
+from selfexplain.faithfulness.workers import analyse_in_workers
 from selfexplain.pipeline import SelfExplainer
 
 RESULTS_FILE = "results.jsonl"
@@ -132,8 +133,13 @@ def run_lab(
     options: LabOptions,
     out: Path | None = None,
     progress: Progress | None = None,
+    workers: int = 1,
 ) -> list[dict[str, object]]:
-    """Analyse every example (skipping those already in ``out/results.jsonl``); rows by index."""
+    """Analyse every example (skipping those already in ``out/results.jsonl``); rows by index.
+
+    ``workers > 1`` analyses in that many single-threaded processes
+    (:mod:`selfexplain.faithfulness.workers`; the model must have a folder); rows are the same.
+    """
     options.check()
     done: dict[int, dict[str, object]] = {}
     handle = None
@@ -150,17 +156,24 @@ def run_lab(
             _truncate_torn_tail(results, rows)
         done = {int(r["index"]): r for r in rows}
         handle = results.open("a", encoding="utf-8")
+    todo = [(index, example) for index, example in enumerate(examples) if index not in done]
+    finished = len(examples) - len(todo)
+    if workers > 1 and len(todo) > 1:
+        rows: Iterable[dict[str, object]] = analyse_in_workers(model, todo, options, min(workers, len(todo)))
+    else:
+        rows = (analyse(model, example, index, options) for index, example in todo)
     try:
-        for index, example in enumerate(examples):
-            if index not in done:
-                row = analyse(model, example, index, options)
-                done[index] = row
-                if handle is not None:
-                    handle.write(json.dumps(row) + "\n")
-                    handle.flush()
-                    os.fsync(handle.fileno())
+        if progress is not None and finished:
+            progress(finished, len(examples))
+        for row in rows:
+            done[int(row["index"])] = row  # type: ignore[call-overload]
+            if handle is not None:
+                handle.write(json.dumps(row) + "\n")
+                handle.flush()
+                os.fsync(handle.fileno())
+            finished += 1
             if progress is not None:
-                progress(index + 1, len(examples))
+                progress(finished, len(examples))
     finally:
         if handle is not None:
             handle.close()

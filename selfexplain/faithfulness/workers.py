@@ -1,0 +1,55 @@
+"""Analyse inputs in parallel worker processes, one CPU thread each.
+
+The lab's work per input is hundreds of small forward passes; on a CPU, N single-threaded
+processes get more from N cores than one process with N threads (small matrix products
+do not split well across threads). Workers are spawned (not forked: forking a process
+that has started OpenMP threads can hang), each loads the model from its folder, and
+rows come back as they finish; every row depends only on its input and the options
+(seeded per input), so the results equal a single-process run's.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict
+
+import torch
+
+from selfexplain.data import Example
+from selfexplain.pipeline import SelfExplainer
+
+_worker_model: SelfExplainer | None = None
+_worker_options: object = None
+
+
+def _start_worker(directory: str, fused: bool, options: dict) -> None:
+    global _worker_model, _worker_options
+    from selfexplain.faithfulness.experiment import LabOptions
+    from selfexplain.pipeline import load_model
+
+    torch.set_num_threads(1)
+    _worker_model = load_model(directory, fused=fused)
+    options["explainers"] = tuple(options["explainers"])
+    _worker_options = LabOptions(**options)
+
+
+def _analyse(job: tuple[int, Example]) -> dict[str, object]:
+    from selfexplain.faithfulness.experiment import analyse
+
+    index, example = job
+    assert _worker_model is not None
+    return analyse(_worker_model, example, index, _worker_options)  # type: ignore[arg-type]
+
+
+def analyse_in_workers(
+    model: SelfExplainer, jobs: Iterable[tuple[int, Example]], options: object, workers: int
+) -> Iterator[dict[str, object]]:
+    """Rows for ``jobs`` ``(index, example)`` in completion order, from ``workers`` processes."""
+    if model.directory is None:
+        raise ValueError("parallel workers load the model from its folder; this model has none (use workers=1)")
+    fused = bool(model.model.span_layer is not None and model.model.span_layer.fused)
+    context = multiprocessing.get_context("spawn")
+    init = (str(model.directory), fused, asdict(options))  # type: ignore[call-overload]
+    with context.Pool(workers, initializer=_start_worker, initargs=init) as pool:
+        yield from pool.imap_unordered(_analyse, list(jobs), chunksize=1)
