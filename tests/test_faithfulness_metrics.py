@@ -11,7 +11,6 @@ from selfexplain.faithfulness import alpha_tests, tokens
 from selfexplain.faithfulness.metrics import (
     aopc,
     bin_sizes,
-    curve_on_grid,
     first_flip,
     js_divergence,
     kendall_tau,
@@ -29,7 +28,6 @@ def test_basic_definitions() -> None:
     assert js_divergence([1.0, 0.0], [0.0, 1.0]) == pytest.approx(np.log(2))
     assert total_variation([0.7, 0.3], [0.4, 0.6]) == pytest.approx(0.3)
     assert first_flip(np.array([1, 1, 0, 1]), 1) == 3 and first_flip(np.array([1, 1]), 1) is None
-    np.testing.assert_allclose(curve_on_grid(np.array([1.0, 0.0]))[[0, 5, 10]], [1.0, 0.5, 0.0])
     assert kendall_tau(np.array([3.0, 1, 2]), np.array([30.0, 10, 20])) == pytest.approx(1.0)
     assert kendall_tau(np.array([3.0, 1, 2]), np.array([-3.0, -1, -2])) == pytest.approx(-1.0)
     assert np.isnan(kendall_tau(np.ones(3), np.arange(3.0)))
@@ -59,6 +57,39 @@ def test_oracle_ranking_beats_reversed_on_an_additive_model(monkeypatch: pytest.
     expected = js_divergence([0, 1], [0.4, 0.6]) - js_divergence([0, 1], [0.1, 0.9])
     assert oracle["js_difference"] == pytest.approx(expected) and oracle["js_difference"] > 0
     assert oracle["curve"][0] == 1.0 and oracle["curve"][-1] == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_staged_flip_search_finds_the_first_flip_of_every_prefix(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    """A model whose decision flips and flips back as tokens go: the staged search must agree
+    with trying every prefix, and the curve reads the prefix nearest each grid point."""
+    rng = np.random.default_rng(seed)
+    count = 17
+    weights = rng.normal(size=count)
+    calls: list[int] = []
+
+    def wiggly_predict(model, instance, keep, removal="delete", batch_size=64):
+        calls.append(len(keep))
+        p1 = 1 / (1 + np.exp(-(np.sin(keep.astype(float) @ weights * 3))))
+        return np.stack([1 - p1, p1], axis=1)
+
+    monkeypatch.setattr(tokens, "predict_kept", wiggly_predict)
+    full = wiggly_predict(None, None, np.ones((1, count), dtype=bool))[0]
+    calls.clear()
+    instance = SimpleNamespace(num_tokens=count, probabilities=full, target=int(np.argmax(full)))
+    scores = {f"e{i}": rng.random(count) for i in range(4)}
+    result = tokens.token_experiments(None, instance, scores, random_token=0)
+    rows_run = sum(calls)
+    for name, values in scores.items():
+        order = np.argsort(-values, kind="stable")
+        every = ~top_k_masks(order, np.arange(1, count))
+        predicted = wiggly_predict(None, None, every).argmax(axis=1)
+        changed = np.flatnonzero(predicted != np.argmax(full))
+        expected = (changed[0] + 1) / count if changed.size else 1.0
+        assert result[name]["flip_fraction"] == pytest.approx(expected)
+        after_six = wiggly_predict(None, None, ~top_k_masks(order, np.array([round(0.3 * count)])))[0]
+        assert result[name]["curve"][3] == pytest.approx(after_six[instance.target], abs=1e-6)
+    assert rows_run <= 4 * (count + 5) + 1  # never more rows than trying every prefix
 
 
 def toy_view() -> alpha_tests.SpanView:

@@ -58,13 +58,6 @@ def first_flip(predicted: np.ndarray, original: int) -> int | None:
     return int(changed[0]) + 1 if changed.size else None
 
 
-def curve_on_grid(values: np.ndarray) -> np.ndarray:
-    """Resample a perturbation curve (``values[k]`` after removing ``k`` of ``T`` tokens, k = 0..T)
-    onto :data:`CURVE_POINTS` fractions by linear interpolation -> ``[11]``."""
-    values = np.asarray(values, dtype=np.float64)
-    return np.interp(CURVE_POINTS, np.linspace(0.0, 1.0, values.shape[0]), values)
-
-
 def kendall_tau(a: np.ndarray, b: np.ndarray) -> float:
     """Kendall tau-b of two score vectors; NaN when either is constant or has under 2 items."""
     if len(a) < 2 or np.ptp(a) == 0 or np.ptp(b) == 0:

@@ -1,27 +1,32 @@
-"""Token-level perturbation experiments for one input and several explainers, in one batch.
+"""Token-level perturbation experiments for one input and several explainers, batched.
 
-For each explainer's ranking: the prefix-removal curve (remove the top 1..T tokens),
-ERASER comprehensiveness/sufficiency over :data:`ERASER_FRACTIONS`, the decision-flip
-fraction and the single-top erasure JS. All perturbations of all explainers run through
-the model as one batched call.
+For each explainer's ranking: ERASER comprehensiveness/sufficiency over
+:data:`ERASER_FRACTIONS`, the decision-flip fraction, the single-top erasure JS and the
+perturbation curve (the target probability after removing ``round(f * T)`` of the ``T``
+tokens, ``f`` on :data:`CURVE_POINTS`).
+
+The flip search is exact but staged, so that an explainer which flips the decision early
+does not pay for every prefix: stage 1 runs, for every explainer at once, the prefixes
+``1 .. ceil(T / 4)`` plus those the other metrics need; stage 2 runs, for explainers not yet
+flipped, the prefixes between ``ceil(T / 4)`` and the first evaluated prefix that flips (all
+remaining ones when none does). Every prefix before the first flip is therefore evaluated.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from selfexplain.explainers.base import Instance
 from selfexplain.explainers.occlusion import Removal, predict_kept
-from selfexplain.faithfulness.metrics import (
-    aopc,
-    bin_sizes,
-    curve_on_grid,
-    first_flip,
-    js_divergence,
-    ranking,
-    top_k_masks,
-)
+from selfexplain.faithfulness.metrics import CURVE_POINTS, aopc, bin_sizes, js_divergence, ranking, top_k_masks
 from selfexplain.pipeline import SelfExplainer
+
+
+def _first_flip(removed: dict[int, np.ndarray], count: int, original: int) -> int | None:
+    flips = [k for k in sorted(removed) if k < count and int(np.argmax(removed[k])) != original]
+    return flips[0] if flips else None
 
 
 def token_experiments(
@@ -35,33 +40,55 @@ def token_experiments(
     for the single-top baseline (shared by every explainer)."""
     count = instance.num_tokens
     sizes = bin_sizes(count)
-    blocks, names = [], list(scores)
-    for name in names:
-        order = ranking(scores[name])
-        blocks.append(~top_k_masks(order, np.arange(1, count + 1)))  # [T, T] remove top 1..T
-        blocks.append(top_k_masks(order, sizes))  # [bins, T] keep only the top k
+    curve_sizes = np.rint(CURVE_POINTS * count).astype(int)  # removals at 0 %, 10 %, ..., 100 %
+    head = max(1, math.ceil(count / 4))
+    names = list(scores)
+    orders = {name: ranking(scores[name]) for name in names}
+    wanted = sorted(
+        {*range(1, head + 1), *sizes.tolist(), *curve_sizes[curve_sizes > 0].tolist()} & set(range(1, count + 1))
+    )
+
+    # stage 1: the fixed prefixes and the keep-only bins of every explainer, and the random token
+    blocks = [~top_k_masks(orders[name], np.array(wanted)) for name in names]
+    blocks += [top_k_masks(orders[name], sizes) for name in names]
     random_keep = np.ones((1, count), dtype=bool)
     random_keep[0, random_token] = False
     probs = predict_kept(model, instance, np.concatenate([*blocks, random_keep]), removal)
+    removed = {name: dict(zip(wanted, probs[i * len(wanted) : (i + 1) * len(wanted)])) for i, name in enumerate(names)}
+    offset = len(names) * len(wanted)
+    kept = {name: probs[offset + i * len(sizes) : offset + (i + 1) * len(sizes)] for i, name in enumerate(names)}
+    js_random = float(js_divergence(instance.probabilities, probs[-1]))
+
+    # stage 2: the prefixes still needed to find each explainer's first flip exactly
+    original = int(np.argmax(instance.probabilities))
+    extra: dict[str, list[int]] = {}
+    for name in names:
+        found = _first_flip(removed[name], count, original)
+        if found is not None and found <= head:
+            continue
+        stop = found if found is not None else count
+        extra[name] = [k for k in range(head + 1, stop) if k not in removed[name]]
+    requests = [(name, k) for name, ks in extra.items() for k in ks]
+    if requests:
+        masks = np.concatenate([~top_k_masks(orders[name], np.array([k])) for name, k in requests])
+        for (name, k), row in zip(requests, predict_kept(model, instance, masks, removal)):
+            removed[name][k] = row
+
     full = instance.probabilities
     target = instance.target
-    original = int(np.argmax(full))
-    js_random = float(js_divergence(full, probs[-1]))
     results: dict[str, dict[str, object]] = {}
-    step = count + len(sizes)
-    for index, name in enumerate(names):
-        removed = probs[index * step : index * step + count]  # [T, C] after removing top 1..T
-        kept = probs[index * step + count : (index + 1) * step]  # [bins, C]
-        flip = first_flip(removed[: count - 1].argmax(axis=1), original)
-        js_top = float(js_divergence(full, removed[0]))
+    for name in names:
+        flip = _first_flip(removed[name], count, original)
+        curve = [full[target] if k == 0 else removed[name][int(k)][target] for k in curve_sizes]
+        js_top = float(js_divergence(full, removed[name][1]))
         results[name] = {
-            "comprehensiveness": aopc(full[target], removed[sizes - 1, target]),
-            "sufficiency": aopc(full[target], kept[:, target]),
+            "comprehensiveness": aopc(full[target], np.array([removed[name][int(k)][target] for k in sizes])),
+            "sufficiency": aopc(full[target], kept[name][:, target]),
             "flip_fraction": flip / count if flip is not None else 1.0,
             "flipped": flip is not None,
             "js_top": js_top,
             "js_random": js_random,
             "js_difference": js_top - js_random,
-            "curve": np.round(curve_on_grid(np.r_[full[target], removed[:, target]]), 6).tolist(),
+            "curve": np.round(np.asarray(curve, dtype=np.float64), 6).tolist(),
         }
     return results
