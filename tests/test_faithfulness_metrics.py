@@ -124,3 +124,20 @@ def test_four_way_flip_and_uniform_and_permutation() -> None:
     assert alpha_tests.permutation_test(flat, np.random.default_rng(0))["median_tvd"] == pytest.approx(0.0)
     assert alpha_tests.adversarial_alpha(flat, steps=60)["adversarial_js"] > 0.2  # any alpha gives the same output
     assert alpha_tests.best_window(np.array([0.1, 0.5, 0.4, 0.9]), 2) == (2, 3)
+
+
+def test_top_span_masks_take_non_overlapping_spans_and_same_length_attention_windows() -> None:
+    # spans over 6 tokens: (1,2) alpha .5, (2,3) .3 overlaps it, (5,5) .15, (0,0) .05
+    view = alpha_tests.SpanView(
+        np.zeros(4),
+        np.array([0.5, 0.3, 0.15, 0.05]),
+        np.zeros((4, 2)),
+        np.zeros(2),
+        np.array([1, 2, 5, 0]),
+        np.array([2, 3, 5, 0]),
+    )
+    attention = np.array([0.0, 0.1, 0.1, 0.5, 0.3, 0.0])
+    alpha_masks, attention_masks = alpha_tests.top_span_masks(view, attention, 6, k_max=3)
+    assert alpha_masks.astype(int).tolist() == [[0, 1, 1, 0, 0, 0], [0, 1, 1, 0, 0, 1], [1, 1, 1, 0, 0, 1]]
+    # windows of lengths 2, 1, 1 by attention mass: (3,4), then token 1 (0.1, the first of a tie), then 2
+    assert attention_masks.astype(int).tolist() == [[0, 0, 0, 1, 1, 0], [0, 1, 0, 1, 1, 0], [0, 1, 1, 1, 1, 0]]

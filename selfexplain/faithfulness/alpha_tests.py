@@ -147,5 +147,36 @@ def best_window(scores: np.ndarray, length: int) -> tuple[int, int]:
     return start, start + length - 1
 
 
+def top_span_masks(view: SpanView, attention: np.ndarray, count: int, k_max: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    """Token masks ``[k_max, T]``: row ``k - 1`` covers the top ``k`` alpha spans (greedy by alpha,
+    non-overlapping), and, in the second array, as many windows of the same lengths chosen greedily
+    by attention mass (non-overlapping). Short inputs repeat their last row."""
+    taken = np.zeros(count, dtype=bool)
+    lengths: list[int] = []
+    alpha_rows: list[np.ndarray] = []
+    for span in np.argsort(-view.alpha, kind="stable"):  # stops after k_max spans
+        if len(lengths) == k_max:
+            break
+        i, j = int(view.starts[span]), int(view.ends[span])
+        if taken[i : j + 1].any():
+            continue
+        taken[i : j + 1] = True
+        lengths.append(j - i + 1)
+        alpha_rows.append(taken.copy())
+    chosen = np.zeros(count, dtype=bool)
+    attention_rows: list[np.ndarray] = []
+    for length in lengths:
+        sums = np.convolve(attention, np.ones(length), mode="valid")
+        blocked = np.convolve(chosen.astype(float), np.ones(length), mode="valid") > 0
+        if not blocked.all():
+            start = int(np.argmax(np.where(blocked, -np.inf, sums)))
+            chosen[start : start + length] = True
+        attention_rows.append(chosen.copy())
+    while len(alpha_rows) < k_max:
+        alpha_rows.append(alpha_rows[-1])
+        attention_rows.append(attention_rows[-1])
+    return np.array(alpha_rows), np.array(attention_rows)
+
+
 def js(p: np.ndarray, q: np.ndarray) -> float:
     return float(js_divergence(p, q))

@@ -90,8 +90,11 @@ def _alpha_row(model: SelfExplainer, instance, rng: np.random.Generator, options
     only = np.zeros((2, count), dtype=bool)
     only[0, start : end + 1] = True
     only[1, a_start : a_end + 1] = True
-    probs = predict_kept(model, instance, np.concatenate([only, ~only]), options.removal)
+    alpha_k, attention_k = alpha_tests.top_span_masks(view, attention, count)
+    deletions = np.concatenate([only, ~only, ~alpha_k, ~attention_k])
+    probs = predict_kept(model, instance, deletions, options.removal)
     target = instance.target
+    drops = instance.probabilities[target] - probs[4:, target]  # [2 * k_max]: alpha spans, then attention
     return {
         "four_way": alpha_tests.four_way(view, rng),
         **alpha_tests.permutation_test(view, rng, options.permutations),
@@ -103,6 +106,8 @@ def _alpha_row(model: SelfExplainer, instance, rng: np.random.Generator, options
         "top_attention_span_predicted": int(probs[1].argmax()),
         "span_drop_alpha": float(instance.probabilities[target] - probs[2, target]),
         "span_drop_attention": float(instance.probabilities[target] - probs[3, target]),
+        "span_drop_alpha_k": np.round(drops[: len(alpha_k)], 6).tolist(),
+        "span_drop_attention_k": np.round(drops[len(alpha_k) :], 6).tolist(),
         "num_spans": int(view.alpha.shape[0]),
     }
 

@@ -113,6 +113,12 @@ def alpha_table(rows: Rows) -> pd.DataFrame:
         ),
         ("span deletion: probability drop, top alpha span", np.mean([x["span_drop_alpha"] for x in a])),
         ("span deletion: probability drop, top attention span", np.mean([x["span_drop_attention"] for x in a])),
+        *[
+            (f"span deletion: probability drop, top {k} {kind} spans", np.mean([x[field][k - 1] for x in a]))
+            for k in (2, 3)
+            for kind, field in (("alpha", "span_drop_alpha_k"), ("attention", "span_drop_attention_k"))
+            if all(field in x for x in a)  # rows written before this test existed lack it
+        ],
     ]
     labelled = [(x, r) for x, r in zip(a, tests) if r.get("label") is not None]
     if labelled:
