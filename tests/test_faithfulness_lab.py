@@ -79,6 +79,12 @@ def test_cli_writes_the_report(tiny_encoder, tmp_path: Path) -> None:
     assert (tmp_path / "out" / "curves.html").is_file() and (tmp_path / "out" / "summary.md").is_file()
     assert len((tmp_path / "out" / RESULTS_FILE).read_text().splitlines()) == 2
     assert json.loads((tmp_path / "out" / "run.json").read_text())["explainers"] == ["alpha", "random"]
+    fast = ["--limit", "2", "--explainers", "alpha,random", "--no-progress", "--precision", "bfloat16"]
+    assert main([*args, *fast]) == 2  # the folder holds a float32 run: other settings
+    bf16 = tmp_path / "bf16"
+    assert main([*args[:-1], str(bf16), *fast, "--workers", "2"]) == 0
+    assert json.loads((bf16 / "run.json").read_text())["precision"] == "bfloat16"
+    assert pd.read_csv(bf16 / "summary.csv")["explainer"].tolist() == ["alpha", "random"]
     assert main([*args, "--explainers", "nope", "--no-progress"]) == 2
     trees = tmp_path / "trees.txt"
     trees.write_text("(4 (3 sweet) (4 (2 and) (3 funny)))\n(0 (2 a) (0 (1 dull) (2 film)))\n", encoding="utf-8")

@@ -37,6 +37,12 @@ def add_command(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="SST tree file of the same sentences (e.g. ../shared/data/sst_trees/test.txt): adds plausibility.csv",
     )
+    parser.add_argument(
+        "--precision",
+        choices=["float32", "bfloat16"],
+        default="float32",
+        help="encoder arithmetic: bfloat16 is about 2x faster on CPUs with bf16 instructions, not bit-identical",
+    )
     add_data_columns(parser)
     add_fused_option(parser)
     parser.set_defaults(handler=run_faithfulness)
@@ -65,7 +71,7 @@ def run_faithfulness(args: argparse.Namespace) -> int:
         phrases = phrase_index(args.trees)
     if args.threads:
         torch.set_num_threads(args.threads)
-    model = load_model(args.model, fused=not args.no_fused)
+    model = load_model(args.model, fused=not args.no_fused, precision=args.precision)
     examples = read_model_examples(args, args.data, model.config.label_names)[: args.limit]
     names = tuple(n.strip() for n in args.explainers.split(",") if n.strip())
     options = LabOptions(explainers=names, removal=args.removal, seed=args.seed, alpha_tests=not args.no_alpha_tests)

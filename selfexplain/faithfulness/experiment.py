@@ -150,7 +150,12 @@ def run_lab(
     handle = None
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
-        settings = {"model": model.name, "examples": len(examples), **asdict(options)}
+        settings = {
+            "model": model.name,
+            "precision": model.model.encoder_precision,
+            "examples": len(examples),
+            **asdict(options),
+        }
         settings["explainers"] = list(options.explainers)
         run_file, results = out / RUN_FILE, out / RESULTS_FILE
         if run_file.is_file() and json.loads(run_file.read_text(encoding="utf-8")) != settings:

@@ -23,13 +23,13 @@ _worker_model: SelfExplainer | None = None
 _worker_options: object = None
 
 
-def _start_worker(directory: str, fused: bool, options: dict) -> None:
+def _start_worker(directory: str, fused: bool, precision: str, options: dict) -> None:
     global _worker_model, _worker_options
     from selfexplain.faithfulness.experiment import LabOptions
     from selfexplain.pipeline import load_model
 
     torch.set_num_threads(1)
-    _worker_model = load_model(directory, fused=fused)
+    _worker_model = load_model(directory, fused=fused, precision=precision)  # type: ignore[arg-type]
     options["explainers"] = tuple(options["explainers"])
     _worker_options = LabOptions(**options)
 
@@ -50,6 +50,6 @@ def analyse_in_workers(
         raise ValueError("parallel workers load the model from its folder; this model has none (use workers=1)")
     fused = bool(model.model.span_layer is not None and model.model.span_layer.fused)
     context = multiprocessing.get_context("spawn")
-    init = (str(model.directory), fused, asdict(options))  # type: ignore[call-overload]
+    init = (str(model.directory), fused, model.model.encoder_precision, asdict(options))  # type: ignore[call-overload]
     with context.Pool(workers, initializer=_start_worker, initargs=init) as pool:
         yield from pool.imap_unordered(_analyse, list(jobs), chunksize=1)
