@@ -10,6 +10,7 @@ and sentences always come first so that ``phrases=False`` and ``phrases=True`` a
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from selfexplain.data import DataError, Example, _label_index, _lines
@@ -18,14 +19,24 @@ from selfexplain.data import DataError, Example, _label_index, _lines
 _ESCAPES = {"-LRB-": "-lrb-", "-RRB-": "-rrb-"}
 
 
-def parse_tree(line: str, where: str) -> list[tuple[int, list[str]]]:
-    """All labelled nodes of one tree, root first, as ``(label, words)``.
+@dataclass(frozen=True)
+class TreeNode:
+    """One labelled node: its ``words`` start at word ``first`` of the sentence."""
+
+    label: int
+    words: list[str]
+    first: int
+
+
+def tree_nodes(line: str, where: str) -> list[TreeNode]:
+    """All labelled nodes of one tree, root first (depth-first, left to right).
 
     Iterative (no recursion limit on deep trees); raises :class:`DataError` on unbalanced
     brackets or a node without a label.
     """
-    nodes: list[tuple[int, list[str]]] = []
-    stack: list[tuple[int, list[str]]] = []
+    nodes: list[TreeNode] = []
+    stack: list[TreeNode] = []
+    words_seen = 0
     tokens = line.replace("(", " ( ").replace(")", " ) ").split()
     position = 0
     while position < len(tokens):
@@ -33,7 +44,7 @@ def parse_tree(line: str, where: str) -> list[tuple[int, list[str]]]:
         if token == "(":
             if position + 1 >= len(tokens) or not tokens[position + 1].isdigit():
                 raise DataError(f"{where}: a tree node without a numeric label")
-            node = (int(tokens[position + 1]), [])
+            node = TreeNode(int(tokens[position + 1]), [], words_seen)
             nodes.append(node)
             stack.append(node)
             position += 2
@@ -43,15 +54,21 @@ def parse_tree(line: str, where: str) -> list[tuple[int, list[str]]]:
                 raise DataError(f"{where}: unbalanced ')' in tree")
             finished = stack.pop()
             if stack:
-                stack[-1][1].extend(finished[1])
+                stack[-1].words.extend(finished.words)
         else:
             if not stack:
                 raise DataError(f"{where}: a word outside any tree node")
-            stack[-1][1].append(_ESCAPES.get(token, token))
+            stack[-1].words.append(_ESCAPES.get(token, token))
+            words_seen += 1
         position += 1
     if stack or not nodes:
         raise DataError(f"{where}: unbalanced '(' in tree" if stack else f"{where}: empty tree")
     return nodes
+
+
+def parse_tree(line: str, where: str) -> list[tuple[int, list[str]]]:
+    """All labelled nodes of one tree, root first, as ``(label, words)`` (see :func:`tree_nodes`)."""
+    return [(node.label, node.words) for node in tree_nodes(line, where)]
 
 
 def read_sst_trees(

@@ -19,7 +19,8 @@ import numpy as np
 import pandas as pd
 
 from selfexplain.data import _lines
-from selfexplain.sst_trees import parse_tree
+from selfexplain.faithfulness.alpha_tests import best_window
+from selfexplain.sst_trees import tree_nodes
 
 NEGATIVE, POSITIVE = {0, 1}, {3, 4}
 STRONG = {0: {0}, 1: {4}}  # direction (0 negative, 1 positive) -> strong labels
@@ -38,47 +39,15 @@ def phrase_index(path: Path) -> PhraseIndex:
     for number, line in _lines(path):
         if not line.strip():
             continue
-        nodes = parse_tree(line, f"{path}:{number}")
-        words = nodes[0][1]
-        # Nodes come root first, depth-first left to right: track each node's first word.
-        phrases: dict[tuple[int, int], int] = {}
-        leaves = _leaf_starts(line)
-        for (label, node_words), first in zip(nodes, leaves):
-            phrases[(first, first + len(node_words) - 1)] = label
-        index[sentence_key(words)] = phrases
+        nodes = tree_nodes(line, f"{path}:{number}")
+        index[sentence_key(nodes[0].words)] = {(n.first, n.first + len(n.words) - 1): n.label for n in nodes}
     return index
-
-
-def _leaf_starts(line: str) -> list[int]:
-    """The index of the first word of each node, in the same order as :func:`parse_tree` lists nodes."""
-    starts: list[int] = []
-    words_seen = 0
-    tokens = line.replace("(", " ( ").replace(")", " ) ").split()
-    position = 0
-    while position < len(tokens):
-        token = tokens[position]
-        if token == "(":
-            starts.append(words_seen)
-            position += 2
-            continue
-        if token != ")":
-            words_seen += 1
-        position += 1
-    return starts
 
 
 def _word_of_chars(text: str, offsets: np.ndarray) -> np.ndarray:
     """``[T]`` word index (space-separated words of ``text``) of each token's first character."""
     word_starts = np.array([0] + [i + 1 for i, c in enumerate(text) if c == " "])
     return np.searchsorted(word_starts, offsets[:, 0], side="right") - 1
-
-
-def best_window(scores: np.ndarray, length: int) -> tuple[int, int]:
-    """The contiguous ``length``-token window with the largest score sum (inclusive ends)."""
-    length = max(1, min(length, scores.size))
-    sums = np.convolve(scores, np.ones(length), mode="valid")
-    start = int(np.argmax(sums))
-    return start, start + length - 1
 
 
 def phrase_hits(rows: Sequence[dict], index: PhraseIndex, seed: int = 0) -> pd.DataFrame:
