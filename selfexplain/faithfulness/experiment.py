@@ -82,19 +82,14 @@ def analyse(model: SelfExplainer, example: Example, index: int, options: LabOpti
 
 def _alpha_row(model: SelfExplainer, instance, rng: np.random.Generator, options: LabOptions) -> dict[str, object]:
     view = alpha_tests.span_view(model, instance)
-    best = int(np.argmax(view.alpha))
-    start, end = int(view.starts[best]), int(view.ends[best])
     attention = AttentionCLSExplainer().attribute(model, instance)
-    a_start, a_end = alpha_tests.best_window(attention, end - start + 1)
-    count = instance.num_tokens
-    only = np.zeros((2, count), dtype=bool)
-    only[0, start : end + 1] = True
-    only[1, a_start : a_end + 1] = True
-    alpha_k, attention_k = alpha_tests.top_span_masks(view, attention, count)
-    deletions = np.concatenate([only, ~only, ~alpha_k, ~attention_k])
-    probs = predict_kept(model, instance, deletions, options.removal)
+    # row 0 of each: the top alpha span, and the attention window of the same length
+    alpha_k, attention_k = alpha_tests.top_span_masks(view, attention, instance.num_tokens)
+    (start, end), (a_start, a_end) = (_ends(alpha_k[0]), _ends(attention_k[0]))
+    only = np.stack([alpha_k[0], attention_k[0]])
+    probs = predict_kept(model, instance, np.concatenate([only, ~alpha_k, ~attention_k]), options.removal)
     target = instance.target
-    drops = instance.probabilities[target] - probs[4:, target]  # [2 * k_max]: alpha spans, then attention
+    drops = instance.probabilities[target] - probs[2:, target]  # [2 * k_max]: alpha spans, then attention
     return {
         "four_way": alpha_tests.four_way(view, rng),
         **alpha_tests.permutation_test(view, rng, options.permutations),
@@ -104,12 +99,18 @@ def _alpha_row(model: SelfExplainer, instance, rng: np.random.Generator, options
         "top_attention_span": [a_start, a_end],
         "top_span_predicted": int(probs[0].argmax()),
         "top_attention_span_predicted": int(probs[1].argmax()),
-        "span_drop_alpha": float(instance.probabilities[target] - probs[2, target]),
-        "span_drop_attention": float(instance.probabilities[target] - probs[3, target]),
+        "span_drop_alpha": float(drops[0]),
+        "span_drop_attention": float(drops[len(alpha_k)]),
         "span_drop_alpha_k": np.round(drops[: len(alpha_k)], 6).tolist(),
         "span_drop_attention_k": np.round(drops[len(alpha_k) :], 6).tolist(),
         "num_spans": int(view.alpha.shape[0]),
     }
+
+
+def _ends(mask: np.ndarray) -> tuple[int, int]:
+    """First and last True position of a contiguous ``[T]`` mask."""
+    where = np.flatnonzero(mask)
+    return int(where[0]), int(where[-1])
 
 
 def read_rows(path: Path) -> list[dict[str, object]]:

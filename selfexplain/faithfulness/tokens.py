@@ -20,13 +20,23 @@ import numpy as np
 
 from selfexplain.explainers.base import Instance
 from selfexplain.explainers.occlusion import Removal, predict_kept
-from selfexplain.faithfulness.metrics import CURVE_POINTS, aopc, bin_sizes, js_divergence, ranking, top_k_masks
+from selfexplain.faithfulness.metrics import (
+    CURVE_POINTS,
+    aopc,
+    bin_sizes,
+    first_flip,
+    js_divergence,
+    ranking,
+    top_k_masks,
+)
 from selfexplain.pipeline import SelfExplainer
 
 
 def _first_flip(removed: dict[int, np.ndarray], count: int, original: int) -> int | None:
-    flips = [k for k in sorted(removed) if k < count and int(np.argmax(removed[k])) != original]
-    return flips[0] if flips else None
+    """The smallest evaluated prefix ``k < count`` whose prediction differs from ``original``."""
+    evaluated = sorted(k for k in removed if k < count)
+    step = first_flip(np.array([int(np.argmax(removed[k])) for k in evaluated]), original)
+    return evaluated[step - 1] if step is not None else None
 
 
 def token_experiments(
