@@ -83,6 +83,12 @@ class SelfExplainingModel(nn.Module):
         if self.span_layer is not None:
             self.span_layer.fused = enabled
 
+    def _encode(self, attention_mask: torch.Tensor, **inputs: object) -> object:
+        """The encoder's output, under bf16 autocast when :attr:`encoder_precision` asks for it."""
+        reduced = self.encoder_precision == "bfloat16"
+        with torch.autocast(attention_mask.device.type, dtype=torch.bfloat16, enabled=reduced):
+            return self.encoder(attention_mask=attention_mask, return_dict=True, **inputs)
+
     @property
     def num_encoder_layers(self) -> int:
         return int(self.encoder.config.num_hidden_layers)
@@ -114,14 +120,7 @@ class SelfExplainingModel(nn.Module):
             encoder_args["input_ids"] = input_ids
         if token_type_ids is not None and getattr(self.encoder.config, "type_vocab_size", 0) > 1:
             encoder_args["token_type_ids"] = token_type_ids
-        reduced = self.encoder_precision == "bfloat16"
-        with torch.autocast(attention_mask.device.type, dtype=torch.bfloat16, enabled=reduced):
-            out = self.encoder(
-                **encoder_args,
-                output_attentions=output_attentions,
-                output_hidden_states=need_states,
-                return_dict=True,
-            )
+        out = self._encode(**encoder_args, output_attentions=output_attentions, output_hidden_states=need_states)
         hidden = (out.hidden_states[layer] if layer != -1 else out.last_hidden_state).float()
         extras: dict[str, object] = {
             "attentions": tuple(a.float() for a in out.attentions) if output_attentions else None,
@@ -158,14 +157,11 @@ class SelfExplainingModel(nn.Module):
         (see :mod:`selfexplain.windows`): every window's token vectors are laid
         end to end and all spans share one softmax and one weighted sum.
         """
-        reduced = self.encoder_precision == "bfloat16"
-        with torch.autocast(attention_mask.device.type, dtype=torch.bfloat16, enabled=reduced):
-            out = self.encoder(
-                input_ids=input_ids,
-                attention_mask=attention_mask,
-                output_hidden_states=self.config.encoder_layer != -1,
-                return_dict=True,
-            )
+        out = self._encode(
+            input_ids=input_ids,
+            attention_mask=attention_mask,
+            output_hidden_states=self.config.encoder_layer != -1,
+        )
         layer = self.config.encoder_layer
         hidden = (out.hidden_states[layer] if layer != -1 else out.last_hidden_state).float()  # [Wn, n, H]
         alpha, extras = None, {}
