@@ -4,9 +4,14 @@ labelled file with a model's label names."""
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from selfexplain.data import Example, read_examples
+
+if TYPE_CHECKING:  # figure_files imports plotly: keep it off every command's start-up
+    from selfexplain.figure_files import WrittenFigures
 
 
 def add_data_columns(parser: argparse.ArgumentParser) -> None:
@@ -23,6 +28,12 @@ def add_fused_option(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="do not compile the span layer (compiling takes seconds once, then runs several times faster)",
     )
+
+
+def note_figures(written: WrittenFigures) -> None:
+    """Say on stderr why figures were written as HTML only (no kaleido or no browser)."""
+    if written.png_skipped:
+        print(f"note: {written.png_skipped}; HTML figures written", file=sys.stderr)
 
 
 def read_model_examples(

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
-from selfexplain.cli_support import add_data_columns, read_model_examples
+from selfexplain.cli_support import add_data_columns, note_figures, read_model_examples
 from selfexplain.errors import InvalidInputError
 
 
@@ -75,9 +74,7 @@ def _write_figures(folder: Path, figures: dict[str, Any]) -> None:
     """HTML (offline) and PNG files of ``figures``; says on stderr when PNGs could not be made."""
     from selfexplain.figure_files import write_figures
 
-    written = write_figures(folder, figures)
-    if written.png_skipped:
-        print(f"note: {written.png_skipped}; HTML figures written", file=sys.stderr)
+    note_figures(write_figures(folder, figures))
 
 
 def run_anatomy(args: argparse.Namespace) -> int:

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from selfexplain.cli_support import add_data_columns, add_fused_option, read_model_examples
+from selfexplain.cli_support import add_data_columns, add_fused_option, note_figures, read_model_examples
 
 DEFAULT_EXPLAINERS = "alpha,attention_cls,attention_mean,rollout,gradient,grad_x_input,integrated_gradients,loo,random"
 
@@ -85,8 +84,7 @@ def run_faithfulness(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     tables, written = write_report(rows, args.out)
-    if written.png_skipped:
-        print(f"note: {written.png_skipped}; HTML figures written", file=sys.stderr)
+    note_figures(written)
     print(markdown_table(tables["summary"]), end="")
     if phrases is not None:
         from selfexplain.plausibility.sst_phrases import phrase_hits
