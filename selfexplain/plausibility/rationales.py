@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from selfexplain.data import DataError, _label_index
+from selfexplain.data import DataError, _jsonl_rows, _label_index
 
 LABEL_NAMES = ("negative", "positive")
 _TAG = re.compile(r"<(/?(?:POS|NEG))>")
@@ -107,23 +107,17 @@ def read_rationale_jsonl(path: Path, label_names: Sequence[str] | None = None) -
     if not path.is_file():
         raise DataError(f"{path}: no such file")
     reviews = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{number}"
-            try:
-                row = json.loads(line)
-                text, label, spans = str(row["text"]), row["label"], row["rationales"]
-                pairs = tuple((int(a), int(b)) for a, b in spans)
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError) as err:
-                raise DataError(
-                    f"{where}: expected JSON with text, label and rationales ([[start, end], ...]): {err}"
-                ) from None
-            if any(not 0 <= a < b <= len(text) for a, b in pairs):
-                raise DataError(f"{where}: a rationale span lies outside the text")
-            index = _label_index(label, label_names, where)
-            reviews.append(Review(text, index, pairs, str(row.get("name", number))))
+    for number, row in _jsonl_rows(path):
+        where = f"{path}:{number}"
+        try:
+            text, label, spans = str(row["text"]), row["label"], row["rationales"]
+            pairs = tuple((int(a), int(b)) for a, b in spans)  # type: ignore[union-attr]
+        except (KeyError, TypeError, ValueError) as err:
+            raise DataError(f"{where}: expected text, label and rationales ([[start, end], ...]): {err}") from None
+        if any(not 0 <= a < b <= len(text) for a, b in pairs):
+            raise DataError(f"{where}: a rationale span lies outside the text")
+        index = _label_index(label, label_names, where)
+        reviews.append(Review(text, index, pairs, str(row.get("name", number))))
     if not reviews:
         raise DataError(f"{path}: no rows")
     return reviews
