@@ -30,13 +30,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", default=None)
     parser.add_argument("--json", type=Path, default=None)
-    parser.add_argument("--fused", action="store_true", help="compiled span-layer chunks (compiled in the warm-up)")
+    parser.add_argument("--fused", action="store_true", help="the native span kernels (built in the warm-up)")
     args = parser.parse_args()
     explainer = load_model(args.model, fused=args.fused)
     explainer.explain("warm up", attentions=False)
-    if args.fused:  # compile every graph first: the first call's compilation alone peaks near 2 GB
-        for count in (explainer.max_tokens - 2, 4096):
-            explainer.explain(text_of_tokens(explainer, count), attentions=count < explainer.max_tokens)
     rows = []
     for label, count in (("one 512-token input", explainer.max_tokens - 2), ("a 4,096-token document", 4096)):
         text = text_of_tokens(explainer, count)

@@ -1,8 +1,8 @@
 """Span layer (forward + backward): selfexplain's vs the reference algorithm, side by side.
 
 For N = 16 .. 256 tokens, batch 10, hidden 384 and 768, prints the median time of
-forward + backward for the reference and for ours, eager and fused (compiled chunks,
-selfexplain.fused_spans; compilation happens in the warm-up), the speed-ups, and the
+forward + backward for the reference and for ours, eager and fused (the native kernels,
+selfexplain.native_spans; built in the warm-up), the speed-ups, and the
 peak resident-memory increase of each; writes JSON with --json. Span enumeration is part of each timed step
 (the reference enumerates in Python per batch, ours from a cached index).
 
@@ -72,7 +72,7 @@ def main() -> None:
             reference_gb = 12 * args.batch * spans * hidden_size * 4 / 2**30
             timings = {}
             for mode, fused in (("eager", False), ("fused", True)):
-                run_ours(fused)  # warm-up (and compilation)
+                run_ours(fused)  # warm-up (and the kernels' first build)
                 timings[mode] = (
                     median_seconds(lambda f=fused: run_ours(f), args.repeats),
                     peak_rss_increase(lambda f=fused: run_ours(f)),

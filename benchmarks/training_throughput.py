@@ -2,7 +2,7 @@
 
 All run the same training loop (selfexplain.training.batch_loss, AdamW, batch 32,
 default encoder) for the same batches; only the span layer differs. "fused" is what
-``selfexplain train`` uses by default (compiled chunks; compiled during the warm-up).
+``selfexplain train`` uses by default (the native kernels; built during the warm-up).
 
     python benchmarks/training_throughput.py --data ../shared/data/sst5/train.txt [--steps 10] [--json out.json]
 """

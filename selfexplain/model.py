@@ -79,7 +79,7 @@ class SelfExplainingModel(nn.Module):
         self.encoder_precision = precision
 
     def set_fused(self, enabled: bool) -> None:
-        """Run the span layer's chunks compiled (see :mod:`selfexplain.fused_spans`) or eager."""
+        """Run the span layer as native kernels (see :mod:`selfexplain.native_spans`) or eager."""
         if self.span_layer is not None:
             self.span_layer.fused = enabled
 

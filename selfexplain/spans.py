@@ -9,7 +9,8 @@ per-token projections with gather-free broadcasting, and for long inputs the
 slots are processed in chunks, each chunk reduced with its own softmax maximum
 and recombined exactly (the split-K form of a streaming softmax). Chunks are
 recomputed in the backward pass, so peak memory grows with the chunk size,
-not with ``S x H``.
+not with ``S x H``. With ``fused`` set, the "sic" layer runs as native kernels
+(:mod:`selfexplain.native_spans`) that visit each slot once forward and once backward.
 """
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ from typing import Literal
 
 import torch
 from torch import nn
-from torch.utils.checkpoint import checkpoint, set_checkpoint_early_stop
+from torch.utils.checkpoint import checkpoint
 
-from selfexplain.fused_spans import fused_sic_chunk, fusion_allowed
+from selfexplain.native_spans import fusion_allowed, native_sic
 
 SpanRepresentation = Literal["sic", "mean"]
 
@@ -109,7 +110,7 @@ class SpanLayer(nn.Module):
         self.representation = representation
         self.chunk_elements = chunk_elements
         self.grad_chunk_elements = grad_chunk_elements
-        # Compiled chunks (selfexplain.fused_spans); off by default: compiling costs seconds.
+        # The native kernels (selfexplain.native_spans); off by default: the first use builds them.
         self.fused = False
         # alpha fixed uniform over the valid spans (all logits 0): the AvgSelf-Explaining baseline.
         self.uniform = False
@@ -150,6 +151,13 @@ class SpanLayer(nn.Module):
         vectors.addcmul_(gate.index_select(1, starts), gate.index_select(1, ends))
         return vectors.tanh_()
 
+    def _interpretation(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """The interpretation layer's weight ``[H]`` and bias ``[]`` (zeros when alpha is uniform)."""
+        weight, bias = self.interpret.weight[0], self.interpret.bias[0]
+        if self.uniform:
+            return torch.zeros_like(weight), torch.zeros_like(bias)
+        return weight, bias
+
     def _chunk(
         self,
         starts: torch.Tensor,
@@ -158,11 +166,7 @@ class SpanLayer(nn.Module):
         *features: torch.Tensor,
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """One chunk: logits ``[B,K]``, chunk max ``[B]``, exp-weighted sum ``[B,H]``."""
-        weight, bias = self.interpret.weight[0], self.interpret.bias[0]
-        if self.uniform:
-            weight, bias = torch.zeros_like(weight), torch.zeros_like(bias)
-        if self.fused and self.representation == "sic" and fusion_allowed():
-            return fused_sic_chunk(*features, weight, bias, starts, ends, valid)
+        weight, bias = self._interpretation()
         vectors = self.span_vectors(features, starts, ends)
         logits = vectors @ weight + bias
         logits = logits.masked_fill(~valid, float("-inf"))
@@ -180,6 +184,11 @@ class SpanLayer(nn.Module):
     ) -> SpanLayerOutput:
         """``hidden`` ``[B,N,H]``, ``valid`` ``[B,S]`` (every row needs one valid span)."""
         features = self.token_features(hidden)
+        if self.fused and self.representation == "sic" and fusion_allowed():
+            native = native_sic(*features, *self._interpretation(), starts, ends, valid)
+            if native is not None:  # one pass over all slots; memory grows with S, not S x H
+                logits, pooled = native
+                return SpanLayerOutput(pooled=pooled, logits=logits, alpha=torch.softmax(logits, dim=1))
         batch, _, size = hidden.shape
         budget = self.grad_chunk_elements if torch.is_grad_enabled() else self.chunk_elements
         chunk = max(1, budget // max(1, batch * size))
@@ -189,10 +198,7 @@ class SpanLayer(nn.Module):
         for lo in bounds:
             args = (starts[lo : lo + chunk], ends[lo : lo + chunk], valid[:, lo : lo + chunk])
             if recompute:
-                # Early stop ends recomputation by raising inside the recomputed forward, which
-                # compiled chunks cannot pass through; recomputing the whole chunk is as cheap.
-                with set_checkpoint_early_stop(False):
-                    parts.append(checkpoint(self._chunk, *args, *features, use_reentrant=False))
+                parts.append(checkpoint(self._chunk, *args, *features, use_reentrant=False))
             else:
                 parts.append(self._chunk(*args, *features))
         logits = torch.cat([p[0] for p in parts], dim=1)

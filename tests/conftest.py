@@ -9,8 +9,6 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-# Compiling the span layer costs seconds per graph; tests/test_fused_spans.py switches it on.
-os.environ.setdefault("SELFEXPLAIN_FUSED", "0")
 
 from helpers import build_tiny_encoder, make_explainer  # noqa: E402
 

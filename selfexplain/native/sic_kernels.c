@@ -1,0 +1,185 @@
+/* The SIC span layer's forward and backward as two single-pass loops over span slots.
+ *
+ * Built at first use by selfexplain/native_spans.py (cc -O3 -march=native -fopenmp) and
+ * called through ctypes; all arrays are contiguous, float32 unless stated:
+ *   left, right, gate [B, N, H]   per-token terms: h(i,j) = tanh(left_i + right_j + gate_i * gate_j)
+ *   weight [H], bias              the interpretation layer: logit(i,j) = weight . h(i,j) + bias
+ *   starts, ends [S] int64        span slots, valid [B, S] uint8 (0 = padding / cross-segment slot)
+ * Each span vector lives only in a thread-local [H] buffer: memory grows with S (the logits),
+ * never with S x H, and nothing is recomputed except one tanh per slot in the backward pass.
+ */
+#include <math.h>
+#include <omp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* tanh(x) ~ x P(x^2) / Q(x^2) on [-9, 9] (tanh(9) rounds to 1 in float32), max abs error
+ * 3.4e-7 (scripts/fit_tanh.py refits the coefficients). Pure arithmetic, so the loops
+ * below vectorise; libm's tanhf would not. */
+static inline float tanh_approx(float x) {
+    x = x > 9.0f ? 9.0f : (x < -9.0f ? -9.0f : x);
+    const float z = x * x;
+    const float p = (((1.342193619498449e-08f * z + 2.0645881235666426e-05f) * z + 0.0034972709259407497f) * z
+                     + 0.13382237801435112f) * z + 0.9999999196749878f;
+    const float q = (((7.800688507770477e-07f * z + 0.00032887861633056883f) * z + 0.0258827659621395f) * z
+                     + 0.4671553954643534f) * z + 1.0f;
+    const float y = x * p / q;
+    return y > 1.0f ? 1.0f : (y < -1.0f ? -1.0f : y);
+}
+
+/* h[k] = tanh(l[k] + r[k] + gi[k] * gj[k]); returns weight . h. */
+static inline float span_vector(const float *l, const float *r, const float *gi, const float *gj,
+                                const float *weight, float *h, int64_t H) {
+    float dot = 0.0f;
+#pragma omp simd reduction(+ : dot)
+    for (int64_t k = 0; k < H; k++) {
+        h[k] = tanh_approx(l[k] + r[k] + gi[k] * gj[k]);
+        dot += h[k] * weight[k];
+    }
+    return dot;
+}
+
+void tanh_values(const float *x, float *y, int64_t n) {
+#pragma omp simd
+    for (int64_t k = 0; k < n; k++) y[k] = tanh_approx(x[k]);
+}
+
+/* Forward. Slots of each example are cut into C chunks; for chunk c of example b it writes
+ * logits[b, s] (-inf where invalid), peaks[b, c] = the chunk's largest logit (-inf if none)
+ * and weighted[b, c, :] = sum_s exp(logit - peak) h(s), with an online rescale when the
+ * running maximum grows, so every slot is visited once. */
+void sic_forward(const float *left, const float *right, const float *gate, const float *weight, float bias,
+                 const int64_t *starts, const int64_t *ends, const uint8_t *valid, int64_t B, int64_t N,
+                 int64_t H, int64_t S, int64_t C, float *logits, float *peaks, float *weighted, int threads) {
+    const int64_t chunk = (S + C - 1) / C;
+#pragma omp parallel num_threads(threads)
+    {
+        float *h = malloc(sizeof(float) * H);
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t item = 0; item < B * C; item++) {
+            const int64_t b = item / C, c = item % C;
+            const int64_t lo = c * chunk, hi = lo + chunk < S ? lo + chunk : S;
+            const int64_t base = b * N * H;
+            float *acc = weighted + item * H;
+            float peak = -INFINITY;
+            memset(acc, 0, sizeof(float) * H);
+            for (int64_t s = lo; s < hi; s++) {
+                if (!valid[b * S + s]) {
+                    logits[b * S + s] = -INFINITY;
+                    continue;
+                }
+                const int64_t i = base + starts[s] * H, j = base + ends[s] * H;
+                const float logit = span_vector(left + i, right + j, gate + i, gate + j, weight, h, H) + bias;
+                logits[b * S + s] = logit;
+                if (logit > peak) {
+                    const float rescale = expf(peak - logit); /* 0 on the first valid slot */
+#pragma omp simd
+                    for (int64_t k = 0; k < H; k++) acc[k] *= rescale;
+                    peak = logit;
+                }
+                const float w = expf(logit - peak);
+#pragma omp simd
+                for (int64_t k = 0; k < H; k++) acc[k] += w * h[k];
+            }
+            peaks[item] = peak;
+        }
+        free(h);
+    }
+}
+
+/* Backward of pooled = sum_s alpha_s h_s with alpha = softmax(logits), for one example's
+ * slots lo..hi, accumulating into d_left/d_right/d_gate [N, H] of that example and into
+ * d_weight [H] / *d_bias. grad_pooled [H]; dot_gp = grad_pooled . pooled; grad_logits [S]
+ * is the gradient reaching the logits from outside (alpha's other uses). */
+static void backward_slots(const float *left, const float *right, const float *gate, const float *weight,
+                           const int64_t *starts, const int64_t *ends, const uint8_t *valid, const float *alpha,
+                           const float *grad_logits, const float *grad_pooled, float dot_gp, int64_t H,
+                           int64_t lo, int64_t hi, float *d_left, float *d_right, float *d_gate, float *d_weight,
+                           float *d_bias, float *h, float *d_pre) {
+    for (int64_t s = lo; s < hi; s++) {
+        if (!valid[s]) continue;
+        const int64_t i = starts[s] * H, j = ends[s] * H;
+        float dot_g = 0.0f;
+#pragma omp simd reduction(+ : dot_g)
+        for (int64_t k = 0; k < H; k++) {
+            h[k] = tanh_approx(left[i + k] + right[j + k] + gate[i + k] * gate[j + k]);
+            dot_g += grad_pooled[k] * h[k];
+        }
+        const float a = alpha[s];
+        const float d_logit = a * (dot_g - dot_gp) + grad_logits[s];
+        *d_bias += d_logit;
+#pragma omp simd
+        for (int64_t k = 0; k < H; k++) {
+            const float d = (a * grad_pooled[k] + d_logit * weight[k]) * (1.0f - h[k] * h[k]);
+            d_pre[k] = d;
+            d_left[i + k] += d;
+            d_gate[i + k] += d * gate[j + k];
+            d_weight[k] += d_logit * h[k];
+        }
+        /* a second loop: when i == j both gate updates hit one address */
+#pragma omp simd
+        for (int64_t k = 0; k < H; k++) {
+            d_right[j + k] += d_pre[k];
+            d_gate[j + k] += d_pre[k] * gate[i + k];
+        }
+    }
+}
+
+/* Backward. d_left/d_right/d_gate [B, N, H] must be zeroed by the caller; d_weight [threads, H]
+ * and d_bias [threads] receive per-thread partial sums (also zeroed by the caller). With at
+ * least as many examples as threads, each thread owns whole examples; otherwise each example's
+ * slots are split over the threads, which accumulate into private buffers summed afterwards. */
+void sic_backward(const float *left, const float *right, const float *gate, const float *weight,
+                  const int64_t *starts, const int64_t *ends, const uint8_t *valid, const float *alpha,
+                  const float *grad_logits, const float *grad_pooled, const float *dot_gp, int64_t B, int64_t N,
+                  int64_t H, int64_t S, float *d_left, float *d_right, float *d_gate, float *d_weight,
+                  float *d_bias, int threads) {
+    const int64_t NH = N * H;
+    if (B >= threads) {
+#pragma omp parallel num_threads(threads)
+        {
+            const int t = omp_get_thread_num();
+            float *h = malloc(sizeof(float) * 2 * H);
+#pragma omp for schedule(dynamic, 1)
+            for (int64_t b = 0; b < B; b++)
+                backward_slots(left + b * NH, right + b * NH, gate + b * NH, weight, starts, ends, valid + b * S,
+                               alpha + b * S, grad_logits + b * S, grad_pooled + b * H, dot_gp[b], H, 0, S,
+                               d_left + b * NH, d_right + b * NH, d_gate + b * NH, d_weight + t * H, d_bias + t, h,
+                               h + H);
+            free(h);
+        }
+        return;
+    }
+    float *scratch = malloc(sizeof(float) * (size_t)threads * 3 * NH);
+    for (int64_t b = 0; b < B; b++) {
+#pragma omp parallel num_threads(threads)
+        {
+            const int t = omp_get_thread_num(), n = omp_get_num_threads();
+            float *own = scratch + (size_t)t * 3 * NH;
+            float *h = malloc(sizeof(float) * 2 * H);
+            const int64_t per = (S + n - 1) / n, lo = t * per, hi = lo + per < S ? lo + per : S;
+            memset(own, 0, sizeof(float) * 3 * NH);
+            if (lo < hi)
+                backward_slots(left + b * NH, right + b * NH, gate + b * NH, weight, starts, ends, valid + b * S,
+                               alpha + b * S, grad_logits + b * S, grad_pooled + b * H, dot_gp[b], H, lo, hi, own,
+                               own + NH, own + 2 * NH, d_weight + t * H, d_bias + t, h, h + H);
+            free(h);
+#pragma omp barrier
+#pragma omp for schedule(static)
+            for (int64_t e = 0; e < NH; e++) {
+                float l = 0.0f, r = 0.0f, g = 0.0f;
+                for (int u = 0; u < n; u++) {
+                    const float *o = scratch + (size_t)u * 3 * NH;
+                    l += o[e];
+                    r += o[NH + e];
+                    g += o[2 * NH + e];
+                }
+                d_left[b * NH + e] = l;
+                d_right[b * NH + e] = r;
+                d_gate[b * NH + e] = g;
+            }
+        }
+    }
+    free(scratch);
+}
