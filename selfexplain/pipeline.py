@@ -95,6 +95,7 @@ class SelfExplainer:
         return min(
             self.config.max_length,
             int(positions) - (2 if self.model.encoder.config.model_type in ("roberta", "xlm-roberta") else 0),
+            int(getattr(self.tokenizer, "model_max_length", 0) or self.config.max_length),
         )
 
     def check_input(self, text: str, pair: str | None) -> None:
@@ -148,12 +149,16 @@ class SelfExplainer:
         with self.lock:
             return batch, self.model(**batch.model_inputs(device), output_attentions=attentions)
 
+    def token_counts(self, texts: Sequence[str], pairs: Sequence[str] | None = None) -> list[int]:
+        """Tokens of each input, special tokens included (one batched tokenizer call)."""
+        if not texts:
+            return []
+        encoded = self.tokenizer(list(texts), list(pairs) if pairs is not None else None)["input_ids"]
+        return [len(ids) for ids in encoded]
+
     def needs_windows(self, text: str, pair: str | None = None) -> bool:
         """True for a single text longer than one encoder window (it is read in windows)."""
-        if pair is not None:
-            return False
-        count = len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
-        return count + self.tokenizer.num_special_tokens_to_add(pair=False) > self.max_tokens
+        return pair is None and self.token_counts([text])[0] > self.max_tokens
 
     def explain(self, text: str, pair: str | None = None, attentions: bool = True) -> Explanation:
         """Explain one input; ``attentions`` adds every layer's attention maps.
@@ -169,7 +174,8 @@ class SelfExplainer:
         """Explain several inputs in one forward pass (long single texts in windows, one by one)."""
         for index, text in enumerate(texts):
             self.check_input(text, pairs[index] if pairs is not None else None)
-        long = [pairs is None and self.needs_windows(text) for text in texts]
+        counts = self.token_counts(texts) if pairs is None else [0] * len(texts)
+        long = [count > self.max_tokens for count in counts]
         results = {i: self.explain_long(texts[i]) for i, is_long in enumerate(long) if is_long}
         short = [i for i, is_long in enumerate(long) if not is_long]
         if short:

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import selfexplain.batch.runner as runner
-from selfexplain.batch.reader import BatchInputError, RowReader
+from selfexplain.batch.reader import BatchInputError, Row, RowReader
 from selfexplain.batch.records import entropy
 from selfexplain.batch.runner import BatchOptions, explain_window, iter_records, run_batch
 from selfexplain.cli import main
@@ -201,3 +201,29 @@ def test_accelerate_launch_two_cpu_processes_matches_one(tiny_model_dir: Path, t
     assert json.loads(done.stdout.strip().splitlines()[-1])["rows"] == 12
     assert two.read_bytes() == single.read_bytes()
     assert not list(tmp_path.glob("two.jsonl.part*"))
+
+
+def test_only_over_long_rows_are_truncated_and_say_so(tiny_explainer: SelfExplainer) -> None:
+    long_text = " ".join(WORDS * 20)  # 240 words, over the tiny model's 128 tokens
+    rows = [Row(0, 2, "good film"), Row(1, 3, long_text), Row(2, 4, "dull plot")]
+    records = explain_window(tiny_explainer, rows, FAST)
+    assert [r["truncated"] for r in records] == [False, True, False]
+    kept, _, cut = tiny_explainer.truncate_to_fit(long_text)
+    assert cut and long_text.startswith(kept) and len(kept) < len(long_text)
+    assert records[1]["num_tokens"] == len(tiny_explainer.explain(kept, attentions=False).tokens)
+    assert tiny_explainer.token_counts(["good film", long_text]) == [4, 242]
+
+
+def test_throughput_benchmark_reports_every_setting(tiny_model_dir: Path, tmp_path: Path) -> None:
+    from selfexplain.batch.benchmark import SETTINGS, measure
+
+    data = tmp_path / "sst.txt"
+    data.write_text("".join(f"{i % 5} {' '.join(WORDS[i : i + 4])}\n" for i in range(9)), encoding="utf-8")
+    result = measure(str(tiny_model_dir), data, limit=9, batch_size=2, rounds=2)
+    assert result["sentences"] == 9 and result["rounds"] == 2
+    for name in SETTINGS:
+        assert result[f"{name}_per_s"] > 0 and result[f"{name}_speedup"] > 0
+    # the native span layer gives the eager layer's labels and spans; bf16 may differ
+    assert result["float32_fused_label_agreement"] == 1.0
+    assert result["float32_fused_top_span_agreement"] == 1.0
+    assert 0.0 <= result["bfloat16_fused_label_agreement"] <= 1.0

@@ -28,7 +28,7 @@ from tqdm.auto import tqdm
 from selfexplain.batch.reader import BatchInputError, Row, RowReader
 from selfexplain.batch.records import SCHEMA_VERSION, empty_record, explanation_record, gold_label
 from selfexplain.errors import InvalidInputError
-from selfexplain.pipeline import SelfExplainer
+from selfexplain.pipeline import MAX_INPUT_CHARS, SelfExplainer
 
 
 @dataclass(frozen=True)
@@ -57,13 +57,17 @@ def explain_window(explainer: SelfExplainer, rows: list[Row], options: BatchOpti
     records: dict[int, dict[str, Any]] = {}
     ready: list[tuple[Row, str, str | None, str | None, bool]] = []
     names = list(explainer.config.label_names)
+    fits = _fitting_rows(explainer, rows)
     for row in rows:
         if row.problem:
             records[row.index] = empty_record(row, row.problem)
             continue
         try:
             gold = gold_label(row.gold, names)
-            text, pair, truncated = explainer.truncate_to_fit(row.text, row.pair)
+            if row.index in fits:
+                text, pair, truncated = row.text, row.pair, False
+            else:
+                text, pair, truncated = explainer.truncate_to_fit(row.text, row.pair)
             explainer.check_input(text, pair)
         except (ValueError, InvalidInputError) as err:
             records[row.index] = empty_record(row, f"row {row.index + 1} (line {row.line}): {err}")
@@ -74,6 +78,15 @@ def explain_window(explainer: SelfExplainer, rows: list[Row], options: BatchOpti
         for item, record in zip(*_explain_batch(explainer, ready[start : start + options.batch_size], options)):
             records[item[0].index] = record
     return [records[row.index] for row in rows]
+
+
+def _fitting_rows(explainer: SelfExplainer, rows: list[Row]) -> set[int]:
+    """Indices of the rows that need no truncation, counted in one batched tokenizer call."""
+    candidates = [row for row in rows if not row.problem and len(row.text) + len(row.pair or "") <= MAX_INPUT_CHARS]
+    texts = [row.text for row in candidates]
+    pairs = [row.pair or "" for row in candidates] if explainer.config.pair else None
+    counts = explainer.token_counts(texts, pairs)
+    return {row.index for row, count in zip(candidates, counts) if count <= explainer.max_tokens}
 
 
 def _explain_batch(
