@@ -15,6 +15,30 @@ from typing import Any
 import numpy as np
 
 
+def disjoint_spans(
+    starts: np.ndarray, ends: np.ndarray, num_tokens: int, count: int | None = None, budget: int | None = None
+) -> list[int]:
+    """Greedy walk over spans given in priority order (``starts``/``ends`` ``[S]``, inclusive).
+
+    A span is kept when it shares no token with a kept span and, with ``budget``, fits in the
+    tokens still uncovered. Stops after ``count`` spans or once ``budget`` tokens are covered.
+    Returns the kept spans' positions in the given order.
+    """
+    taken = np.zeros(num_tokens, dtype=bool)
+    kept: list[int] = []
+    left = num_tokens if budget is None else budget
+    for rank, (i, j) in enumerate(zip(starts.tolist(), ends.tolist())):  # stops early: see the checks
+        if len(kept) == count or left <= 0:
+            break
+        if j - i + 1 > left or taken[i : j + 1].any():
+            continue
+        taken[i : j + 1] = True
+        kept.append(rank)
+        if budget is not None:
+            left -= j - i + 1
+    return kept
+
+
 @dataclass(frozen=True)
 class Token:
     text: str
@@ -132,16 +156,7 @@ class Explanation:
     def top_spans_non_overlapping(self, k: int = 5) -> list[Span]:
         """Greedy: walk spans by alpha, keep those sharing no token with a kept span."""
         starts, ends, _ = self.ranking
-        taken = np.zeros(self.num_tokens, dtype=bool)
-        chosen: list[Span] = []
-        for rank in range(len(starts)):
-            if len(chosen) == k:
-                break
-            i, j = int(starts[rank]), int(ends[rank]) + 1
-            if not taken[i:j].any():
-                taken[i:j] = True
-                chosen.append(self._span(rank))
-        return chosen
+        return [self._span(rank) for rank in disjoint_spans(starts, ends, self.num_tokens, count=k)]
 
     def token_scores(self) -> np.ndarray:
         """``[T]``: alpha mass of the spans covering each token, ``sum_{i<=t<=j} alpha(i,j)``."""

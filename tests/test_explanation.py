@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from selfexplain.explanation import Explanation, Token
+from selfexplain.explanation import Explanation, Token, disjoint_spans
 
 
 def make_explanation(seed: int = 0, n: int = 6) -> Explanation:
@@ -56,3 +56,13 @@ def test_to_dict_is_json_with_required_fields() -> None:
     assert len(data["spans"]) == 21 and data["label"] == "pos"
     assert set(data["spans"][0]) >= {"start_token", "end_token", "start_char", "end_char", "segment", "text", "alpha"}
     assert len(exp.to_dict(top_k=5)["spans"]) == 5
+
+
+def test_disjoint_spans_by_count_and_by_token_budget() -> None:
+    starts, ends = np.array([2, 1, 0, 4, 5]), np.array([3, 2, 0, 5, 5])  # priority order
+    assert disjoint_spans(starts, ends, 6) == [0, 2, 3]  # (1,2) and (5,5) overlap kept spans
+    assert disjoint_spans(starts, ends, 6, count=2) == [0, 2]
+    assert disjoint_spans(starts, ends, 6, count=0) == []
+    # a budget of 3 tokens: (2,3) takes 2, (0,0) the last one; (4,5) no longer fits
+    assert disjoint_spans(starts, ends, 6, budget=3) == [0, 2]
+    assert disjoint_spans(starts, ends, 6, budget=1) == [2]

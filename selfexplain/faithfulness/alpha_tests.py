@@ -12,6 +12,7 @@ import numpy as np
 import torch
 
 from selfexplain.explainers.base import Instance
+from selfexplain.explanation import disjoint_spans
 from selfexplain.faithfulness.metrics import first_flip, js_divergence, total_variation
 from selfexplain.pipeline import SelfExplainer
 from selfexplain.spans import span_validity
@@ -151,15 +152,13 @@ def top_span_masks(view: SpanView, attention: np.ndarray, count: int, k_max: int
     """Token masks ``[k_max, T]``: row ``k - 1`` covers the top ``k`` alpha spans (greedy by alpha,
     non-overlapping), and, in the second array, as many windows of the same lengths chosen greedily
     by attention mass (non-overlapping). Short inputs repeat their last row."""
+    order = np.argsort(-view.alpha, kind="stable")
+    starts, ends = view.starts[order], view.ends[order]
     taken = np.zeros(count, dtype=bool)
     lengths: list[int] = []
     alpha_rows: list[np.ndarray] = []
-    for span in np.argsort(-view.alpha, kind="stable"):  # stops after k_max spans
-        if len(lengths) == k_max:
-            break
-        i, j = int(view.starts[span]), int(view.ends[span])
-        if taken[i : j + 1].any():
-            continue
+    for rank in disjoint_spans(starts, ends, count, count=k_max):
+        i, j = int(starts[rank]), int(ends[rank])
         taken[i : j + 1] = True
         lengths.append(j - i + 1)
         alpha_rows.append(taken.copy())

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from selfexplain.explanation import Explanation
+from selfexplain.explanation import Explanation, disjoint_spans
 
 IOU_THRESHOLD = 0.5
 
@@ -68,18 +68,8 @@ def average_precision(scores: np.ndarray, truth: np.ndarray) -> float:
 def hard_spans(explanation: Explanation, budget: int) -> np.ndarray:
     """``[K, 2]`` inclusive token spans: top-alpha spans, non-overlapping, until ``budget`` tokens."""
     starts, ends, _ = explanation.ranking
-    taken = np.zeros(explanation.num_tokens, dtype=bool)
-    chosen: list[tuple[int, int]] = []
-    covered = 0
-    for i, j in zip(starts.tolist(), ends.tolist()):  # stops as soon as the budget is covered
-        if covered >= budget:
-            break
-        if j - i + 1 > budget - covered or taken[i : j + 1].any():
-            continue
-        taken[i : j + 1] = True
-        chosen.append((i, j))
-        covered += j - i + 1
-    return np.array(chosen, dtype=int).reshape(-1, 2)
+    kept = disjoint_spans(starts, ends, explanation.num_tokens, budget=budget)
+    return np.stack([starts[kept], ends[kept]], axis=1).astype(int).reshape(-1, 2)
 
 
 def _f1(precision: float, recall: float) -> float:
