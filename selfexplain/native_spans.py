@@ -125,8 +125,9 @@ class _SicSpans(torch.autograd.Function):
             _ptr(left), _ptr(right), _ptr(gate), _ptr(weight), float(bias), _ptr(starts), _ptr(ends), _ptr(valid),
             batch, length, size, slots, chunks, _ptr(logits), _ptr(peaks), _ptr(weighted), threads,
         )  # fmt: skip
+        logits.masked_fill_(~valid, float("-inf"))
         top = peaks.amax(dim=1, keepdim=True)
-        scale = torch.exp(peaks - top)  # chunks without a valid slot (peak -inf) weigh 0
+        scale = torch.exp(peaks - top)  # chunks without a valid slot (peak -FLT_MAX) weigh 0
         total = torch.exp(logits - top).sum(dim=1, keepdim=True)
         pooled = torch.einsum("bc,bch->bh", scale, weighted) / total
         ctx.save_for_backward(left, right, gate, weight, starts, ends, valid, logits, pooled)

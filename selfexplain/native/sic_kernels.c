@@ -8,6 +8,7 @@
  * Each span vector lives only in a thread-local [H] buffer: memory grows with S (the logits),
  * never with S x H, and nothing is recomputed except one tanh per slot in the backward pass.
  */
+#include <float.h>
 #include <math.h>
 #include <omp.h>
 #include <stdint.h>
@@ -46,7 +47,7 @@ void tanh_values(const float *x, float *y, int64_t n) {
 }
 
 /* Forward. Slots of each example are cut into C chunks; for chunk c of example b it writes
- * logits[b, s] (-inf where invalid), peaks[b, c] = the chunk's largest logit (-inf if none)
+ * logits[b, s] (0 where invalid), peaks[b, c] = the chunk's largest logit (-FLT_MAX if none)
  * and weighted[b, c, :] = sum_s exp(logit - peak) h(s), with an online rescale when the
  * running maximum grows, so every slot is visited once. */
 void sic_forward(const float *left, const float *right, const float *gate, const float *weight, float bias,
@@ -62,21 +63,23 @@ void sic_forward(const float *left, const float *right, const float *gate, const
             const int64_t lo = c * chunk, hi = lo + chunk < S ? lo + chunk : S;
             const int64_t base = b * N * H;
             float *acc = weighted + item * H;
-            float peak = -INFINITY;
+            float peak = -FLT_MAX;
+            int seen = 0;
             memset(acc, 0, sizeof(float) * H);
             for (int64_t s = lo; s < hi; s++) {
                 if (!valid[b * S + s]) {
-                    logits[b * S + s] = -INFINITY;
+                    logits[b * S + s] = 0.0f; /* the caller masks invalid slots to -inf */
                     continue;
                 }
                 const int64_t i = base + starts[s] * H, j = base + ends[s] * H;
                 const float logit = span_vector(left + i, right + j, gate + i, gate + j, weight, h, H) + bias;
                 logits[b * S + s] = logit;
-                if (logit > peak) {
-                    const float rescale = expf(peak - logit); /* 0 on the first valid slot */
+                if (!seen || logit > peak) {
+                    const float rescale = seen ? expf(peak - logit) : 0.0f;
 #pragma omp simd
                     for (int64_t k = 0; k < H; k++) acc[k] *= rescale;
                     peak = logit;
+                    seen = 1;
                 }
                 const float w = expf(logit - peak);
 #pragma omp simd
@@ -96,7 +99,7 @@ static void backward_slots(const float *left, const float *right, const float *g
                            const int64_t *starts, const int64_t *ends, const uint8_t *valid, const float *alpha,
                            const float *grad_logits, const float *grad_pooled, float dot_gp, int64_t H,
                            int64_t lo, int64_t hi, float *d_left, float *d_right, float *d_gate, float *d_weight,
-                           float *d_bias, float *h, float *d_pre) {
+                           float *d_bias, float *h) {
     for (int64_t s = lo; s < hi; s++) {
         if (!valid[s]) continue;
         const int64_t i = starts[s] * H, j = ends[s] * H;
@@ -109,19 +112,26 @@ static void backward_slots(const float *left, const float *right, const float *g
         const float a = alpha[s];
         const float d_logit = a * (dot_g - dot_gp) + grad_logits[s];
         *d_bias += d_logit;
+        if (i != j) {
+#pragma omp simd
+            for (int64_t k = 0; k < H; k++) {
+                const float d = (a * grad_pooled[k] + d_logit * weight[k]) * (1.0f - h[k] * h[k]);
+                d_left[i + k] += d;
+                d_right[j + k] += d;
+                d_gate[i + k] += d * gate[j + k];
+                d_gate[j + k] += d * gate[i + k];
+                d_weight[k] += d_logit * h[k];
+            }
+            continue;
+        }
+        /* one-token span: both gate terms are the same row, d(g*g)/dg = 2g */
 #pragma omp simd
         for (int64_t k = 0; k < H; k++) {
             const float d = (a * grad_pooled[k] + d_logit * weight[k]) * (1.0f - h[k] * h[k]);
-            d_pre[k] = d;
             d_left[i + k] += d;
-            d_gate[i + k] += d * gate[j + k];
+            d_right[i + k] += d;
+            d_gate[i + k] += 2.0f * d * gate[i + k];
             d_weight[k] += d_logit * h[k];
-        }
-        /* a second loop: when i == j both gate updates hit one address */
-#pragma omp simd
-        for (int64_t k = 0; k < H; k++) {
-            d_right[j + k] += d_pre[k];
-            d_gate[j + k] += d_pre[k] * gate[i + k];
         }
     }
 }
@@ -140,13 +150,12 @@ void sic_backward(const float *left, const float *right, const float *gate, cons
 #pragma omp parallel num_threads(threads)
         {
             const int t = omp_get_thread_num();
-            float *h = malloc(sizeof(float) * 2 * H);
+            float *h = malloc(sizeof(float) * H);
 #pragma omp for schedule(dynamic, 1)
             for (int64_t b = 0; b < B; b++)
                 backward_slots(left + b * NH, right + b * NH, gate + b * NH, weight, starts, ends, valid + b * S,
                                alpha + b * S, grad_logits + b * S, grad_pooled + b * H, dot_gp[b], H, 0, S,
-                               d_left + b * NH, d_right + b * NH, d_gate + b * NH, d_weight + t * H, d_bias + t, h,
-                               h + H);
+                               d_left + b * NH, d_right + b * NH, d_gate + b * NH, d_weight + t * H, d_bias + t, h);
             free(h);
         }
         return;
@@ -157,13 +166,13 @@ void sic_backward(const float *left, const float *right, const float *gate, cons
         {
             const int t = omp_get_thread_num(), n = omp_get_num_threads();
             float *own = scratch + (size_t)t * 3 * NH;
-            float *h = malloc(sizeof(float) * 2 * H);
+            float *h = malloc(sizeof(float) * H);
             const int64_t per = (S + n - 1) / n, lo = t * per, hi = lo + per < S ? lo + per : S;
             memset(own, 0, sizeof(float) * 3 * NH);
             if (lo < hi)
                 backward_slots(left + b * NH, right + b * NH, gate + b * NH, weight, starts, ends, valid + b * S,
                                alpha + b * S, grad_logits + b * S, grad_pooled + b * H, dot_gp[b], H, lo, hi, own,
-                               own + NH, own + 2 * NH, d_weight + t * H, d_bias + t, h, h + H);
+                               own + NH, own + 2 * NH, d_weight + t * H, d_bias + t, h);
             free(h);
 #pragma omp barrier
 #pragma omp for schedule(static)
