@@ -31,7 +31,15 @@ from pathlib import Path
 import torch
 
 SOURCE = Path(__file__).parent / "native" / "sic_kernels.c"
-FLAGS = ("-O3", "-march=native", "-fopenmp", "-fPIC", "-shared", "-fno-math-errno")
+# The kernels have no infinities or NaNs inside (the caller masks invalid slots), so they may
+# divide by reciprocal estimates refined by a Newton step (-mrecip): ~10% faster. These flags
+# go to the compile step only; linking with them would pull in crtfastmath (GCC < 13), which
+# flushes denormals to zero for the whole Python process.
+COMPILE_FLAGS = (
+    "-O3", "-march=native", "-fopenmp", "-fPIC", "-fno-math-errno", "-fno-trapping-math",
+    "-ffinite-math-only", "-funsafe-math-optimizations", "-mrecip=vec-div",
+)  # fmt: skip
+LINK_FLAGS = ("-shared", "-fopenmp")
 
 _library: ctypes.CDLL | None = None
 _failure: str | None = None
@@ -57,18 +65,21 @@ def _build() -> ctypes.CDLL:
     if compiler is None:
         raise RuntimeError("no C compiler found (set CC)")
     source = SOURCE.read_bytes()
-    key = hashlib.sha256(b"\0".join([source, " ".join(FLAGS).encode(), compiler.encode(), _cpu_name().encode()]))
+    flags = " ".join(COMPILE_FLAGS + LINK_FLAGS).encode()
+    key = hashlib.sha256(b"\0".join([source, flags, compiler.encode(), _cpu_name().encode()]))
     root = Path(os.environ.get("SELFEXPLAIN_CACHE") or Path.home() / ".cache" / "selfexplain") / "native"
     target = root / f"sic_kernels-{key.hexdigest()[:16]}.so"
     if not target.exists():
         root.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=root) as scratch:
-            built = Path(scratch) / target.name
-            result = subprocess.run(
-                [compiler, *FLAGS, str(SOURCE), "-o", str(built), "-lm"], capture_output=True, text=True
-            )
-            if result.returncode != 0:
-                raise RuntimeError(f"{compiler} failed: {result.stderr.strip().splitlines()[-1:]}")
+            built, objects = Path(scratch) / target.name, Path(scratch) / "sic_kernels.o"
+            for command in (
+                [compiler, *COMPILE_FLAGS, "-c", str(SOURCE), "-o", str(objects)],
+                [compiler, *LINK_FLAGS, str(objects), "-o", str(built), "-lm"],
+            ):
+                result = subprocess.run(command, capture_output=True, text=True)
+                if result.returncode != 0:
+                    raise RuntimeError(f"{compiler} failed: {result.stderr.strip().splitlines()[-1:]}")
             os.replace(built, target)  # atomic: concurrent processes never load half a file
     library = ctypes.CDLL(str(target))
     i64, ptr, f32 = ctypes.c_int64, ctypes.c_void_p, ctypes.c_float
