@@ -83,8 +83,8 @@ def _build() -> ctypes.CDLL:
             os.replace(built, target)  # atomic: concurrent processes never load half a file
     library = ctypes.CDLL(str(target))
     i64, ptr, f32 = ctypes.c_int64, ctypes.c_void_p, ctypes.c_float
-    library.sic_forward.argtypes = [ptr] * 4 + [f32] + [ptr] * 3 + [i64] * 5 + [ptr] * 3 + [ctypes.c_int]
-    library.sic_backward.argtypes = [ptr] * 11 + [i64] * 4 + [ptr] * 5 + [ctypes.c_int]
+    library.sic_forward.argtypes = [ptr] * 2 + [f32] + [ptr] * 3 + [i64] * 5 + [ptr] * 3 + [ctypes.c_int]
+    library.sic_backward.argtypes = [ptr] * 9 + [i64] * 4 + [ptr] * 3 + [ctypes.c_int]
     library.tanh_values.argtypes = [ptr, ptr, i64]
     for name in ("sic_forward", "sic_backward", "tanh_values"):
         getattr(library, name).restype = None
@@ -119,21 +119,21 @@ def native_tanh(values: torch.Tensor) -> torch.Tensor:
 
 
 class _SicSpans(torch.autograd.Function):
-    """``(left, right, gate [B,N,H], weight [H], bias [], starts, ends [S], valid [B,S])`` ->
+    """``(features [B,N,3H], weight [H], bias [], starts, ends [S], valid [B,S])`` ->
     ``(logits [B,S] with -inf where invalid, pooled [B,H])``."""
 
     @staticmethod
-    def forward(ctx, left, right, gate, weight, bias, starts, ends, valid):  # noqa: ANN001, ANN205
+    def forward(ctx, features, weight, bias, starts, ends, valid):  # noqa: ANN001, ANN205
         library = native_library()
-        batch, length, size = left.shape
+        batch, length, size = features.shape[0], features.shape[1], features.shape[2] // 3
         slots = starts.numel()
         threads = torch.get_num_threads()
         chunks = max(1, min(-(-4 * threads // batch), slots // 64))  # enough work items for every thread
-        logits = left.new_empty(batch, slots)
-        peaks = left.new_empty(batch, chunks)
-        weighted = left.new_empty(batch, chunks, size)
+        logits = features.new_empty(batch, slots)
+        peaks = features.new_empty(batch, chunks)
+        weighted = features.new_empty(batch, chunks, size)
         library.sic_forward(
-            _ptr(left), _ptr(right), _ptr(gate), _ptr(weight), float(bias), _ptr(starts), _ptr(ends), _ptr(valid),
+            _ptr(features), _ptr(weight), float(bias), _ptr(starts), _ptr(ends), _ptr(valid),
             batch, length, size, slots, chunks, _ptr(logits), _ptr(peaks), _ptr(weighted), threads,
         )  # fmt: skip
         logits.masked_fill_(~valid, float("-inf"))
@@ -141,34 +141,32 @@ class _SicSpans(torch.autograd.Function):
         scale = torch.exp(peaks - top)  # chunks without a valid slot (peak -FLT_MAX) weigh 0
         total = torch.exp(logits - top).sum(dim=1, keepdim=True)
         pooled = torch.einsum("bc,bch->bh", scale, weighted) / total
-        ctx.save_for_backward(left, right, gate, weight, starts, ends, valid, logits, pooled)
+        ctx.save_for_backward(features, weight, starts, ends, valid, logits, pooled)
         return logits, pooled
 
     @staticmethod
     def backward(ctx, grad_logits, grad_pooled):  # noqa: ANN001, ANN205
-        left, right, gate, weight, starts, ends, valid, logits, pooled = ctx.saved_tensors
+        features, weight, starts, ends, valid, logits, pooled = ctx.saved_tensors
         library = native_library()
-        batch, length, size = left.shape
+        batch, length, size = features.shape[0], features.shape[1], features.shape[2] // 3
         threads = torch.get_num_threads()
         grad_logits = torch.zeros_like(logits) if grad_logits is None else grad_logits.float().contiguous()
         grad_pooled = torch.zeros_like(pooled) if grad_pooled is None else grad_pooled.float().contiguous()
         alpha = torch.softmax(logits, dim=1)
         dot_gp = (grad_pooled * pooled).sum(dim=1)
-        d_left, d_right, d_gate = (torch.zeros_like(left) for _ in range(3))
-        d_weight = left.new_zeros(threads, size)
-        d_bias = left.new_zeros(threads)
+        d_features = torch.zeros_like(features)
+        d_weight = features.new_zeros(threads, size)
+        d_bias = features.new_zeros(threads)
         library.sic_backward(
-            _ptr(left), _ptr(right), _ptr(gate), _ptr(weight), _ptr(starts), _ptr(ends), _ptr(valid), _ptr(alpha),
-            _ptr(grad_logits), _ptr(grad_pooled), _ptr(dot_gp), batch, length, size, starts.numel(),
-            _ptr(d_left), _ptr(d_right), _ptr(d_gate), _ptr(d_weight), _ptr(d_bias), threads,
+            _ptr(features), _ptr(weight), _ptr(starts), _ptr(ends), _ptr(valid), _ptr(alpha), _ptr(grad_logits),
+            _ptr(grad_pooled), _ptr(dot_gp), batch, length, size, starts.numel(),
+            _ptr(d_features), _ptr(d_weight), _ptr(d_bias), threads,
         )  # fmt: skip
-        return d_left, d_right, d_gate, d_weight.sum(dim=0), d_bias.sum(), None, None, None
+        return d_features, d_weight.sum(dim=0), d_bias.sum(), None, None, None
 
 
 def native_sic(
-    left: torch.Tensor,
-    right: torch.Tensor,
-    gate: torch.Tensor,
+    features: torch.Tensor,
     weight: torch.Tensor,
     bias: torch.Tensor,
     starts: torch.Tensor,
@@ -177,15 +175,17 @@ def native_sic(
 ) -> tuple[torch.Tensor, torch.Tensor] | None:
     """The whole SIC span layer natively, or None where it does not apply (or cannot be built).
 
-    ``left``/``right``/``gate`` ``[B, N, H]``, ``weight`` ``[H]``, ``bias`` ``[]``,
+    ``features`` ``[B, N, 3H]`` the per-token terms ``left | right | gate`` (see
+    :meth:`selfexplain.spans.SpanLayer.projection`), ``weight`` ``[H]``, ``bias`` ``[]``,
     ``starts``/``ends`` ``[S]``, ``valid`` ``[B, S]`` -> ``(logits [B, S], pooled [B, H])``
     with logits ``-inf`` at invalid slots and ``pooled = sum softmax(logits) h``.
     """
-    tensors = (left, right, gate, weight, bias)
+    tensors = (features, weight, bias)
     if any(t.device.type != "cpu" or t.dtype != torch.float32 for t in tensors) or native_library() is None:
         return None
     return _SicSpans.apply(
-        *(t.contiguous() for t in (left, right, gate, weight)),
+        features.contiguous(),
+        weight.contiguous(),
         bias,
         starts.to(torch.int64).contiguous(),
         ends.to(torch.int64).contiguous(),

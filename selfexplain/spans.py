@@ -130,11 +130,15 @@ class SpanLayer(nn.Module):
         if self.representation == "mean":
             zero = hidden.new_zeros(hidden.shape[0], 1, hidden.shape[2])
             return (torch.cat([zero, hidden.cumsum(dim=1)], dim=1),)
+        return self.projection(hidden).split(hidden.shape[-1], dim=-1)
+
+    def projection(self, hidden: torch.Tensor) -> torch.Tensor:
+        """``[B, N, H]`` -> ``[B, N, 3H]``: the "sic" terms ``left | right | gate`` side by side."""
         # W1 h_i + W2 h_j + W3 (h_i - h_j) = (W1 + W3) h_i + (W2 - W3) h_j: one [3H, H] product
         # instead of four [H, H] ones (W3's bias enters once, with the start token's term).
         weight = torch.cat([self.W1.weight + self.W3.weight, self.W2.weight - self.W3.weight, self.W4.weight])
         bias = torch.cat([self.W1.bias + self.W3.bias, self.W2.bias, self.W4.bias])
-        return nn.functional.linear(hidden, weight, bias).split(hidden.shape[-1], dim=-1)
+        return nn.functional.linear(hidden, weight, bias)
 
     def span_vectors(
         self, features: tuple[torch.Tensor, ...], starts: torch.Tensor, ends: torch.Tensor
@@ -184,12 +188,16 @@ class SpanLayer(nn.Module):
         ends: torch.Tensor,
     ) -> SpanLayerOutput:
         """``hidden`` ``[B,N,H]``, ``valid`` ``[B,S]`` (every row needs one valid span)."""
-        features = self.token_features(hidden)
-        if self.fused and self.representation == "sic" and fusion_allowed():
-            native = native_sic(*features, *self._interpretation(), starts, ends, valid)
+        projected = self.projection(hidden) if self.representation == "sic" else None
+        if projected is not None and self.fused and fusion_allowed():
+            native = native_sic(projected, *self._interpretation(), starts, ends, valid)
             if native is not None:  # one pass over all slots; memory grows with S, not S x H
                 logits, pooled = native
                 return SpanLayerOutput(pooled=pooled, logits=logits, alpha=torch.softmax(logits, dim=1))
+        if projected is not None:
+            features = projected.split(hidden.shape[-1], dim=-1)
+        else:
+            features = self.token_features(hidden)
         batch, _, size = hidden.shape
         budget = self.grad_chunk_elements if torch.is_grad_enabled() else self.chunk_elements
         chunk = max(1, budget // max(1, batch * size))

@@ -2,7 +2,8 @@
  *
  * Built at first use by selfexplain/native_spans.py (cc -O3 -march=native -fopenmp) and
  * called through ctypes; all arrays are contiguous, float32 unless stated:
- *   left, right, gate [B, N, H]   per-token terms: h(i,j) = tanh(left_i + right_j + gate_i * gate_j)
+ *   features [B, N, 3H]           per-token terms (left | right | gate) with
+ *                                 h(i,j) = tanh(left_i + right_j + gate_i * gate_j)
  *   weight [H], bias              the interpretation layer: logit(i,j) = weight . h(i,j) + bias
  *   starts, ends [S] int64        span slots, valid [B, S] uint8 (0 = padding / cross-segment slot)
  * Each span vector lives only in a thread-local [H] buffer: memory grows with S (the logits),
@@ -50,9 +51,10 @@ void tanh_values(const float *x, float *y, int64_t n) {
  * logits[b, s] (0 where invalid), peaks[b, c] = the chunk's largest logit (-FLT_MAX if none)
  * and weighted[b, c, :] = sum_s exp(logit - peak) h(s), with an online rescale when the
  * running maximum grows, so every slot is visited once. */
-void sic_forward(const float *left, const float *right, const float *gate, const float *weight, float bias,
-                 const int64_t *starts, const int64_t *ends, const uint8_t *valid, int64_t B, int64_t N,
-                 int64_t H, int64_t S, int64_t C, float *logits, float *peaks, float *weighted, int threads) {
+void sic_forward(const float *features, const float *weight, float bias, const int64_t *starts,
+                 const int64_t *ends, const uint8_t *valid, int64_t B, int64_t N, int64_t H, int64_t S, int64_t C,
+                 float *logits, float *peaks, float *weighted, int threads) {
+    const int64_t row = 3 * H;
     const int64_t chunk = (S + C - 1) / C;
 #pragma omp parallel num_threads(threads)
     {
@@ -61,7 +63,7 @@ void sic_forward(const float *left, const float *right, const float *gate, const
         for (int64_t item = 0; item < B * C; item++) {
             const int64_t b = item / C, c = item % C;
             const int64_t lo = c * chunk, hi = lo + chunk < S ? lo + chunk : S;
-            const int64_t base = b * N * H;
+            const float *example = features + b * N * row;
             float *acc = weighted + item * H;
             float peak = -FLT_MAX;
             int seen = 0;
@@ -71,8 +73,8 @@ void sic_forward(const float *left, const float *right, const float *gate, const
                     logits[b * S + s] = 0.0f; /* the caller masks invalid slots to -inf */
                     continue;
                 }
-                const int64_t i = base + starts[s] * H, j = base + ends[s] * H;
-                const float logit = span_vector(left + i, right + j, gate + i, gate + j, weight, h, H) + bias;
+                const float *fi = example + starts[s] * row, *fj = example + ends[s] * row;
+                const float logit = span_vector(fi, fj + H, fi + 2 * H, fj + 2 * H, weight, h, H) + bias;
                 logits[b * S + s] = logit;
                 if (!seen || logit > peak) {
                     const float rescale = seen ? expf(peak - logit) : 0.0f;
@@ -92,21 +94,25 @@ void sic_forward(const float *left, const float *right, const float *gate, const
 }
 
 /* Backward of pooled = sum_s alpha_s h_s with alpha = softmax(logits), for one example's
- * slots lo..hi, accumulating into d_left/d_right/d_gate [N, H] of that example and into
- * d_weight [H] / *d_bias. grad_pooled [H]; dot_gp = grad_pooled . pooled; grad_logits [S]
- * is the gradient reaching the logits from outside (alpha's other uses). */
-static void backward_slots(const float *left, const float *right, const float *gate, const float *weight,
-                           const int64_t *starts, const int64_t *ends, const uint8_t *valid, const float *alpha,
-                           const float *grad_logits, const float *grad_pooled, float dot_gp, int64_t H,
-                           int64_t lo, int64_t hi, float *d_left, float *d_right, float *d_gate, float *d_weight,
-                           float *d_bias, float *h) {
+ * slots lo..hi: ``features`` and ``d_features`` are that example's [N, 3H] rows; d_weight [H]
+ * and *d_bias accumulate. grad_pooled [H]; dot_gp = grad_pooled . pooled; grad_logits [S] is
+ * the gradient reaching the logits from outside (alpha's other uses). */
+static void backward_slots(const float *features, const float *weight, const int64_t *starts, const int64_t *ends,
+                           const uint8_t *valid, const float *alpha, const float *grad_logits,
+                           const float *grad_pooled, float dot_gp, int64_t H, int64_t lo, int64_t hi,
+                           float *d_features, float *d_weight, float *d_bias, float *h) {
+    const int64_t row = 3 * H;
     for (int64_t s = lo; s < hi; s++) {
         if (!valid[s]) continue;
-        const int64_t i = starts[s] * H, j = ends[s] * H;
+        const int64_t i = starts[s] * row, j = ends[s] * row;
+        const float *left = features + i, *right = features + j + H;
+        const float *gate_i = features + i + 2 * H, *gate_j = features + j + 2 * H;
+        float *d_left = d_features + i, *d_right = d_features + j + H;
+        float *d_gate_i = d_features + i + 2 * H, *d_gate_j = d_features + j + 2 * H;
         float dot_g = 0.0f;
 #pragma omp simd reduction(+ : dot_g)
         for (int64_t k = 0; k < H; k++) {
-            h[k] = tanh_approx(left[i + k] + right[j + k] + gate[i + k] * gate[j + k]);
+            h[k] = tanh_approx(left[k] + right[k] + gate_i[k] * gate_j[k]);
             dot_g += grad_pooled[k] * h[k];
         }
         const float a = alpha[s];
@@ -116,10 +122,10 @@ static void backward_slots(const float *left, const float *right, const float *g
 #pragma omp simd
             for (int64_t k = 0; k < H; k++) {
                 const float d = (a * grad_pooled[k] + d_logit * weight[k]) * (1.0f - h[k] * h[k]);
-                d_left[i + k] += d;
-                d_right[j + k] += d;
-                d_gate[i + k] += d * gate[j + k];
-                d_gate[j + k] += d * gate[i + k];
+                d_left[k] += d;
+                d_right[k] += d;
+                d_gate_i[k] += d * gate_j[k];
+                d_gate_j[k] += d * gate_i[k];
                 d_weight[k] += d_logit * h[k];
             }
             continue;
@@ -128,24 +134,23 @@ static void backward_slots(const float *left, const float *right, const float *g
 #pragma omp simd
         for (int64_t k = 0; k < H; k++) {
             const float d = (a * grad_pooled[k] + d_logit * weight[k]) * (1.0f - h[k] * h[k]);
-            d_left[i + k] += d;
-            d_right[i + k] += d;
-            d_gate[i + k] += 2.0f * d * gate[i + k];
+            d_left[k] += d;
+            d_right[k] += d;
+            d_gate_i[k] += 2.0f * d * gate_i[k];
             d_weight[k] += d_logit * h[k];
         }
     }
 }
 
-/* Backward. d_left/d_right/d_gate [B, N, H] must be zeroed by the caller; d_weight [threads, H]
- * and d_bias [threads] receive per-thread partial sums (also zeroed by the caller). With at
- * least as many examples as threads, each thread owns whole examples; otherwise each example's
- * slots are split over the threads, which accumulate into private buffers summed afterwards. */
-void sic_backward(const float *left, const float *right, const float *gate, const float *weight,
-                  const int64_t *starts, const int64_t *ends, const uint8_t *valid, const float *alpha,
-                  const float *grad_logits, const float *grad_pooled, const float *dot_gp, int64_t B, int64_t N,
-                  int64_t H, int64_t S, float *d_left, float *d_right, float *d_gate, float *d_weight,
-                  float *d_bias, int threads) {
-    const int64_t NH = N * H;
+/* Backward. d_features [B, N, 3H] must be zeroed by the caller; d_weight [threads, H] and
+ * d_bias [threads] receive per-thread partial sums (also zeroed by the caller). With at least
+ * as many examples as threads, each thread owns whole examples; otherwise each example's slots
+ * are split over the threads, which accumulate into private buffers summed afterwards. */
+void sic_backward(const float *features, const float *weight, const int64_t *starts, const int64_t *ends,
+                  const uint8_t *valid, const float *alpha, const float *grad_logits, const float *grad_pooled,
+                  const float *dot_gp, int64_t B, int64_t N, int64_t H, int64_t S, float *d_features,
+                  float *d_weight, float *d_bias, int threads) {
+    const int64_t NR = N * 3 * H;
     if (B >= threads) {
 #pragma omp parallel num_threads(threads)
         {
@@ -153,40 +158,33 @@ void sic_backward(const float *left, const float *right, const float *gate, cons
             float *h = malloc(sizeof(float) * H);
 #pragma omp for schedule(dynamic, 1)
             for (int64_t b = 0; b < B; b++)
-                backward_slots(left + b * NH, right + b * NH, gate + b * NH, weight, starts, ends, valid + b * S,
-                               alpha + b * S, grad_logits + b * S, grad_pooled + b * H, dot_gp[b], H, 0, S,
-                               d_left + b * NH, d_right + b * NH, d_gate + b * NH, d_weight + t * H, d_bias + t, h);
+                backward_slots(features + b * NR, weight, starts, ends, valid + b * S, alpha + b * S,
+                               grad_logits + b * S, grad_pooled + b * H, dot_gp[b], H, 0, S, d_features + b * NR,
+                               d_weight + t * H, d_bias + t, h);
             free(h);
         }
         return;
     }
-    float *scratch = malloc(sizeof(float) * (size_t)threads * 3 * NH);
+    float *scratch = malloc(sizeof(float) * (size_t)threads * NR);
     for (int64_t b = 0; b < B; b++) {
 #pragma omp parallel num_threads(threads)
         {
             const int t = omp_get_thread_num(), n = omp_get_num_threads();
-            float *own = scratch + (size_t)t * 3 * NH;
+            float *own = scratch + (size_t)t * NR;
             float *h = malloc(sizeof(float) * H);
             const int64_t per = (S + n - 1) / n, lo = t * per, hi = lo + per < S ? lo + per : S;
-            memset(own, 0, sizeof(float) * 3 * NH);
+            memset(own, 0, sizeof(float) * NR);
             if (lo < hi)
-                backward_slots(left + b * NH, right + b * NH, gate + b * NH, weight, starts, ends, valid + b * S,
-                               alpha + b * S, grad_logits + b * S, grad_pooled + b * H, dot_gp[b], H, lo, hi, own,
-                               own + NH, own + 2 * NH, d_weight + t * H, d_bias + t, h);
+                backward_slots(features + b * NR, weight, starts, ends, valid + b * S, alpha + b * S,
+                               grad_logits + b * S, grad_pooled + b * H, dot_gp[b], H, lo, hi, own,
+                               d_weight + t * H, d_bias + t, h);
             free(h);
 #pragma omp barrier
 #pragma omp for schedule(static)
-            for (int64_t e = 0; e < NH; e++) {
-                float l = 0.0f, r = 0.0f, g = 0.0f;
-                for (int u = 0; u < n; u++) {
-                    const float *o = scratch + (size_t)u * 3 * NH;
-                    l += o[e];
-                    r += o[NH + e];
-                    g += o[2 * NH + e];
-                }
-                d_left[b * NH + e] = l;
-                d_right[b * NH + e] = r;
-                d_gate[b * NH + e] = g;
+            for (int64_t e = 0; e < NR; e++) {
+                float total = 0.0f;
+                for (int u = 0; u < n; u++) total += scratch[(size_t)u * NR + e];
+                d_features[b * NR + e] = total;
             }
         }
     }
