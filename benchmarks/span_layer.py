@@ -2,8 +2,10 @@
 
 For N = 16 .. 256 tokens, batch 10, hidden 384 and 768, prints the median time of
 forward + backward for the reference and for ours, eager and fused (the native kernels,
-selfexplain.native_spans; built in the warm-up), the speed-ups, and the
-peak resident-memory increase of each; writes JSON with --json. Span enumeration is part of each timed step
+selfexplain.native_spans; built in the warm-up), the speed-ups, the peak
+resident-memory increase of each, and a floor: the per-token projections forward and
+backward alone (matrix products every SIC layer, the reference's too, must do); writes
+JSON with --json. Span enumeration is part of each timed step
 (the reference enumerates in Python per batch, ours from a cached index).
 
     python benchmarks/span_layer.py [--repeats 3] [--lengths 16 32 64 128 256] [--json out.json]
@@ -40,7 +42,8 @@ def main() -> None:
     rows = []
     print(f"batch {args.batch}, median of {args.repeats}, threads {torch.get_num_threads()}")
     print(
-        f"{'H':>4} {'N':>4} {'spans':>6} {'ref ms':>9} {'eager ms':>9} {'fused ms':>9} {'eager x':>8} {'fused x':>8} "
+        f"{'H':>4} {'N':>4} {'spans':>6} {'ref ms':>9} {'eager ms':>9} {'fused ms':>9} {'floor ms':>9} "
+        f"{'eager x':>8} {'fused x':>8} "
         f"{'ref MB':>8} {'eager MB':>8} {'fused MB':>8}"
     )
     for hidden_size in args.hidden:
@@ -68,7 +71,13 @@ def main() -> None:
                 out = ours_layer(hidden, valid, starts, ends)
                 (out.pooled.sum() + out.alpha.square().sum()).backward()
 
+            def run_floor(hidden=hidden, ours_layer=ours_layer) -> None:
+                # the per-token projections forward and backward: matrix work every SIC layer does
+                ours_layer.projection(hidden).sum().backward()
+
             spans = (n - 2) * (n - 1) // 2
+            run_floor()
+            floor_s = median_seconds(run_floor, args.repeats)
             reference_gb = 12 * args.batch * spans * hidden_size * 4 / 2**30
             timings = {}
             for mode, fused in (("eager", False), ("fused", True)):
@@ -91,6 +100,7 @@ def main() -> None:
                         "spans": spans,
                         "eager_ms": round(1000 * timings["eager"][0], 2),
                         "fused_ms": round(1000 * ours_s, 2),
+                        "floor_ms": round(1000 * floor_s, 2),
                         "eager_peak_mb": round(timings["eager"][1], 1),
                         "fused_peak_mb": round(ours_mb, 1),
                         "reference_skipped_gb": round(reference_gb, 1),
@@ -107,6 +117,7 @@ def main() -> None:
                 "reference_ms": round(1000 * ref_s, 2),
                 "eager_ms": round(1000 * timings["eager"][0], 2),
                 "fused_ms": round(1000 * ours_s, 2),
+                "floor_ms": round(1000 * floor_s, 2),
                 "eager_speedup": round(ref_s / timings["eager"][0], 2),
                 "fused_speedup": round(ref_s / ours_s, 2),
                 "reference_peak_mb": round(ref_mb, 1),
@@ -116,7 +127,8 @@ def main() -> None:
             rows.append(row)
             print(
                 f"{hidden_size:>4} {n:>4} {spans:>6} {row['reference_ms']:>9.1f} {row['eager_ms']:>9.1f} "
-                f"{row['fused_ms']:>9.1f} {row['eager_speedup']:>7.2f}x {row['fused_speedup']:>7.2f}x "
+                f"{row['fused_ms']:>9.1f} {row['floor_ms']:>9.1f} "
+                f"{row['eager_speedup']:>7.2f}x {row['fused_speedup']:>7.2f}x "
                 f"{ref_mb:>8.1f} {row['eager_peak_mb']:>8.1f} {ours_mb:>8.1f}"
             )
     if args.json is not None:

@@ -114,6 +114,7 @@ class SpanLayer(nn.Module):
         self.fused = False
         # alpha fixed uniform over the valid spans (all logits 0): the AvgSelf-Explaining baseline.
         self.uniform = False
+        self._projection_cache: tuple[tuple, torch.Tensor, torch.Tensor] | None = None
         self.W1 = nn.Linear(hidden_size, hidden_size)
         self.W2 = nn.Linear(hidden_size, hidden_size)
         self.W3 = nn.Linear(hidden_size, hidden_size)
@@ -134,11 +135,23 @@ class SpanLayer(nn.Module):
 
     def projection(self, hidden: torch.Tensor) -> torch.Tensor:
         """``[B, N, H]`` -> ``[B, N, 3H]``: the "sic" terms ``left | right | gate`` side by side."""
+        return nn.functional.linear(hidden, *self._projection_weights())
+
+    def _projection_weights(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """``[3H, H]`` weight and ``[3H]`` bias of :meth:`projection`; cached while the parameters
+        are unchanged and no gradient is recorded (inference calls it once per input)."""
         # W1 h_i + W2 h_j + W3 (h_i - h_j) = (W1 + W3) h_i + (W2 - W3) h_j: one [3H, H] product
         # instead of four [H, H] ones (W3's bias enters once, with the start token's term).
-        weight = torch.cat([self.W1.weight + self.W3.weight, self.W2.weight - self.W3.weight, self.W4.weight])
-        bias = torch.cat([self.W1.bias + self.W3.bias, self.W2.bias, self.W4.bias])
-        return nn.functional.linear(hidden, weight, bias)
+        params = [p for layer in (self.W1, self.W2, self.W3, self.W4) for p in (layer.weight, layer.bias)]
+        recording = torch.is_grad_enabled() and any(p.requires_grad for p in params)
+        key = tuple((p.data_ptr(), p._version, p.dtype) for p in params)
+        if recording or self._projection_cache is None or self._projection_cache[0] != key:
+            weight = torch.cat([self.W1.weight + self.W3.weight, self.W2.weight - self.W3.weight, self.W4.weight])
+            bias = torch.cat([self.W1.bias + self.W3.bias, self.W2.bias, self.W4.bias])
+            if recording:
+                return weight, bias
+            self._projection_cache = (key, weight, bias)
+        return self._projection_cache[1], self._projection_cache[2]
 
     def span_vectors(
         self, features: tuple[torch.Tensor, ...], starts: torch.Tensor, ends: torch.Tensor

@@ -109,3 +109,22 @@ def test_uniform_alpha_reads_the_mean_span_vector() -> None:
         torch.testing.assert_close(out.alpha[b][valid[b]], torch.full((count,), 1.0 / count))
         vectors = layer.span_vectors(layer.token_features(hidden[b : b + 1]), starts[valid[b]], ends[valid[b]])
         torch.testing.assert_close(out.pooled[b], vectors[0].mean(dim=0), atol=1e-6, rtol=1e-5)
+
+
+def test_inference_projection_cache_follows_parameter_updates() -> None:
+    torch.manual_seed(0)
+    layer = SpanLayer(8)
+    hidden = torch.randn(2, 5, 8)
+    with torch.no_grad():
+        first = layer.projection(hidden)
+        assert layer.projection(hidden) is not first and torch.equal(layer.projection(hidden), first)
+        layer.W3.weight.add_(1.0)  # an optimizer step changes parameters in place
+        updated = layer.projection(hidden)
+    left, right, gate = updated.split(8, dim=-1)
+    torch.testing.assert_close(left, layer.W1(hidden) + layer.W3(hidden))
+    torch.testing.assert_close(right, layer.W2(hidden) - layer.W3(hidden) + layer.W3.bias)
+    torch.testing.assert_close(gate, layer.W4(hidden))
+    assert not torch.allclose(updated, first)
+    # with gradients recorded, the projection is built fresh and trains every W
+    layer.projection(hidden).sum().backward()
+    assert all(p.grad is not None for w in (layer.W1, layer.W2, layer.W3, layer.W4) for p in w.parameters())
