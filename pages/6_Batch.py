@@ -58,7 +58,8 @@ def scan(reader: RowReader) -> tuple[int, list[str]]:
 def run_job(explainer: SelfExplainer, reader: RowReader, job: dict, total: int) -> None:
     """Explain the rows not done yet, window by window, with a progress bar."""
     bar = st.progress(len(job["records"]) / total, text=f"{len(job['records']):,} of {total:,} rows")
-    options = BatchOptions(top_k=job["top_k"], batch_size=32, attention=job["attention"])
+    # windows of 8 batches: the progress bar and Cancel answer every 256 rows
+    options = BatchOptions(top_k=job["top_k"], batch_size=32, window=256, attention=job["attention"])
     rows = (row for row in reader if row.index >= len(job["records"]))
     for records in explain_rows(explainer, rows, options):
         if job["cancelled"]:

@@ -41,6 +41,9 @@ COMPILE_FLAGS = (
 )  # fmt: skip
 LINK_FLAGS = ("-shared", "-fopenmp")
 
+# Forward work item: up to this many slots of one example (a 128-token input has 4 chunks).
+SLOTS_PER_CHUNK = 2048
+
 _library: ctypes.CDLL | None = None
 _failure: str | None = None
 
@@ -128,7 +131,9 @@ class _SicSpans(torch.autograd.Function):
         batch, length, size = features.shape[0], features.shape[1], features.shape[2] // 3
         slots = starts.numel()
         threads = torch.get_num_threads()
-        chunks = max(1, min(-(-4 * threads // batch), slots // 64))  # enough work items for every thread
+        # Chunks of a fixed size, not a per-thread share: the sums (and so every output bit) do
+        # not depend on the number of threads, which sharded batch runs rely on.
+        chunks = max(1, -(-slots // SLOTS_PER_CHUNK))
         logits = features.new_empty(batch, slots)
         peaks = features.new_empty(batch, chunks)
         weighted = features.new_empty(batch, chunks, size)

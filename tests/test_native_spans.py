@@ -74,7 +74,7 @@ def test_native_tanh_is_within_its_stated_error(fusion_on: None) -> None:
 
 @needs_compiler
 def test_threads_do_not_change_the_result(fusion_on: None) -> None:
-    layer, hidden, valid, starts, ends = _layer_and_inputs(1, 40)
+    layer, hidden, valid, starts, ends = _layer_and_inputs(1, 100)  # 5,050 slots: several chunks
     layer.fused = True
     threads = torch.get_num_threads()
     try:
@@ -84,7 +84,8 @@ def test_threads_do_not_change_the_result(fusion_on: None) -> None:
         many, many_grads = _run(layer, hidden, valid, starts, ends)
     finally:
         torch.set_num_threads(threads)
-    torch.testing.assert_close(many.pooled, one.pooled, atol=1e-6, rtol=1e-5)
+    # the forward is bitwise the same (sharded batch runs rely on it); gradients sum per-thread parts
+    assert torch.equal(many.pooled, one.pooled) and torch.equal(many.logits, one.logits)
     for got, want in zip(many_grads, one_grads):
         torch.testing.assert_close(got, want, atol=1e-6, rtol=1e-4)
 

@@ -41,7 +41,7 @@ def measure(model: str | None, data: Path, limit: int, batch_size: int, rounds: 
     The sentences are cut into ``rounds`` consecutive parts, and each part is run one at a
     time and then in every batched setting before the next part starts, so a machine that
     slows down for a while slows every method alike. Batches go through the ``batch``
-    command's own path (windows of 8 batches, sorted by length inside each window).
+    command's own path (windows of 32 batches, sorted by length inside each window).
     """
     explainer = load_model(model)
     texts = [e.text for e in read_sst(data)][:limit]

@@ -1,6 +1,6 @@
 """Explain rows in batches; run a whole file into JSONL, resumably and shardably.
 
-Rows are grouped in *windows* of consecutive records (``window`` rows, default 8 batches).
+Rows are grouped in *windows* of consecutive records (``window`` rows, default 32 batches).
 Inside a window rows are sorted by length (less padding) and explained ``batch_size`` at a
 time; the window's records are then written in input order and committed: flushed, fsynced,
 and the committed byte length recorded in a ``.progress.json`` sidecar. A killed run resumes
@@ -37,12 +37,14 @@ class BatchOptions:
 
     top_k: int | None = 10
     batch_size: int = 32
-    window: int = 0  # rows per committed window; 0 = 8 batches
+    # Rows per committed window; 0 = 32 batches. Rows are sorted by length inside a window, so
+    # larger windows pad less (SST-5 test: 16% padded tokens with 8 batches, 5% with 32).
+    window: int = 0
     attention: bool = False
 
     @property
     def window_rows(self) -> int:
-        return self.window or 8 * self.batch_size
+        return self.window or 32 * self.batch_size
 
 
 def windows(rows: Iterable[Row], size: int) -> Iterator[list[Row]]:
