@@ -54,13 +54,15 @@ def fusion_allowed() -> bool:
 
 
 def _cpu_name() -> str:
+    """The CPU's model and instruction-set flags: a library built with -march=native for one CPU
+    must never be loaded on another (a home folder shared between machines)."""
     try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith(("model name", "flags")):
-                return line
+        lines = Path("/proc/cpuinfo").read_text().splitlines()
     except OSError:
-        pass
-    return platform.processor()
+        return f"{platform.machine()} {platform.processor()}"
+    model = next((line for line in lines if line.startswith("model name")), "")
+    flags = next((line for line in lines if line.startswith(("flags", "Features"))), "")
+    return f"{platform.machine()} {model} {flags}"
 
 
 def _build() -> ctypes.CDLL:
@@ -102,7 +104,11 @@ def native_library() -> ctypes.CDLL | None:
             _library = _build()
         except Exception as error:  # noqa: BLE001 - any build failure falls back to eager
             _failure = f"{type(error).__name__}: {error}"
-            warnings.warn(f"native span kernels unavailable, running eager: {_failure}", stacklevel=2)
+            warnings.warn(
+                f"native span kernels unavailable, running eager: {_failure} (they need a C compiler with "
+                "OpenMP, CC to choose one, and a writable SELFEXPLAIN_CACHE folder; SELFEXPLAIN_FUSED=0 skips them)",
+                stacklevel=2,
+            )
     return _library if fusion_allowed() else None
 
 
@@ -188,6 +194,16 @@ def native_sic(
     tensors = (features, weight, bias)
     if any(t.device.type != "cpu" or t.dtype != torch.float32 for t in tensors) or native_library() is None:
         return None
+    # The kernels index raw memory: refuse here what would read out of bounds there.
+    batch, length, width = features.shape
+    slots = starts.numel()
+    if width % 3 or weight.numel() != width // 3 or ends.numel() != slots or tuple(valid.shape) != (batch, slots):
+        raise ValueError(
+            f"native_sic: features {tuple(features.shape)}, weight {tuple(weight.shape)}, starts/ends "
+            f"{slots}/{ends.numel()} and valid {tuple(valid.shape)} do not fit together"
+        )
+    if slots and (min(int(starts.min()), int(ends.min())) < 0 or max(int(starts.max()), int(ends.max())) >= length):
+        raise ValueError(f"native_sic: span ends outside 0..{length - 1}")
     return _SicSpans.apply(
         features.contiguous(),
         weight.contiguous(),

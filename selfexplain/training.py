@@ -51,7 +51,7 @@ class TrainOptions:
     freeze_word_embeddings: bool = True
     compact: bool = False
     progress: bool = True
-    fused: bool = True  # compiled span-layer chunks (selfexplain.fused_spans)
+    fused: bool = True  # the native span kernels (selfexplain.native_spans)
 
 
 def seed_everything(seed: int) -> None:

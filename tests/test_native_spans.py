@@ -123,3 +123,19 @@ def test_load_model_fused_explains_like_eager(fusion_on: None, tiny_model_dir: P
     assert fused.label == eager.label
     torch.testing.assert_close(torch.as_tensor(fused.probabilities), torch.as_tensor(eager.probabilities))
     assert [s.text for s in fused.top_spans(5)] == [s.text for s in eager.top_spans(5)]
+
+
+@needs_compiler
+def test_native_refuses_shapes_that_would_read_out_of_bounds(fusion_on: None) -> None:
+    features = torch.randn(2, 6, 12)
+    weight, bias = torch.randn(4), torch.zeros(())
+    starts, ends = span_index(6)
+    valid = torch.ones(2, starts.numel(), dtype=torch.bool)
+    with pytest.raises(ValueError, match="outside 0..4"):
+        native_spans.native_sic(features[:, :5], weight, bias, starts, ends, valid)
+    with pytest.raises(ValueError, match="do not fit"):
+        native_spans.native_sic(features, torch.randn(5), bias, starts, ends, valid)
+    with pytest.raises(ValueError, match="do not fit"):
+        native_spans.native_sic(features, weight, bias, starts, ends, valid[:, :-1])
+    logits, pooled = native_spans.native_sic(features, weight, bias, starts, ends, valid)
+    assert logits.shape == (2, starts.numel()) and pooled.shape == (2, 4)
