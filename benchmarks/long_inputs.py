@@ -2,7 +2,9 @@
 
     python benchmarks/long_inputs.py [--model sst5-minilm] [--json out.json]
 
-Memory is the peak resident-set increase during the call, after the model is loaded.
+Memory is the peak resident-set increase during the call, after the model is loaded. Like
+the command line and the app, the script first fixes glibc's mmap threshold
+(selfexplain.malloc_tuning); ``--default-malloc`` leaves it alone.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 
 from measure import peak_rss_increase
 
+from selfexplain.malloc_tuning import fix_mmap_threshold
 from selfexplain.pipeline import load_model
 
 WORDS = "the film is slow but the cast is warm and the ending lands with real grace".split()
@@ -31,7 +34,10 @@ def main() -> None:
     parser.add_argument("--model", default=None)
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--fused", action="store_true", help="the native span kernels (built in the warm-up)")
+    parser.add_argument("--default-malloc", action="store_true", help="keep glibc's dynamic mmap threshold")
     args = parser.parse_args()
+    if not args.default_malloc:
+        fix_mmap_threshold()
     explainer = load_model(args.model, fused=args.fused)
     explainer.explain("warm up", attentions=False)
     rows = []

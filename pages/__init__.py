@@ -18,6 +18,7 @@ import streamlit as st
 from selfexplain.data import Example, read_examples
 from selfexplain.errors import USER_ERRORS
 from selfexplain.explanation import Explanation
+from selfexplain.malloc_tuning import fix_mmap_threshold
 from selfexplain.pipeline import DEFAULT_MODEL, SelfExplainer, available_models, load_model, resolve_model
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
@@ -30,6 +31,7 @@ T = TypeVar("T")
 @st.cache_resource(show_spinner="Loading the model…", max_entries=4)
 def cached_explainer(directory: str) -> SelfExplainer:
     """One model and tokenizer per folder and process."""
+    fix_mmap_threshold()  # once per server process, before the first long input
     return load_model(directory)
 
 

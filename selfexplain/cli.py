@@ -16,6 +16,7 @@ from types import ModuleType
 
 from selfexplain.cli_support import add_data_columns, add_fused_option, read_model_examples
 from selfexplain.errors import USER_ERRORS
+from selfexplain.malloc_tuning import fix_mmap_threshold
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -212,6 +213,7 @@ def run_explain(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    fix_mmap_threshold()
     handlers = {"train": run_train, "eval": run_eval, "explain": run_explain}
     handler = handlers.get(args.command) or args.handler
     try:

@@ -121,17 +121,20 @@ class SpanLayer(nn.Module):
         self.W4 = nn.Linear(hidden_size, hidden_size)
         self.interpret = nn.Linear(hidden_size, 1)
 
-    def token_features(self, hidden: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    def token_features(self, hidden: torch.Tensor, projected: torch.Tensor | None = None) -> tuple[torch.Tensor, ...]:
         """Per-token terms from which every span vector is assembled.
 
-        ``hidden`` ``[B, N, H]`` -> for "sic": ``(left [B,N,H], right [B,N,H], gate [B,N,H])``
+        ``hidden`` ``[B, N, H]`` (or its ``projected`` ``[B, N, 3H]``, when already computed) -> for "sic":
+        ``(left [B,N,H], right [B,N,H], gate [B,N,H])``
         with ``h(i,j) = tanh(left_i + right_j + gate_i * gate_j)``;
         for "mean": ``(prefix [B,N+1,H],)`` cumulative sums.
         """
         if self.representation == "mean":
             zero = hidden.new_zeros(hidden.shape[0], 1, hidden.shape[2])
             return (torch.cat([zero, hidden.cumsum(dim=1)], dim=1),)
-        return self.projection(hidden).split(hidden.shape[-1], dim=-1)
+        projected = self.projection(hidden) if projected is None else projected
+        # contiguous copies: gathering rows from a strided view makes index_select copy the whole source
+        return tuple(part.contiguous() for part in projected.split(hidden.shape[-1], dim=-1))
 
     def projection(self, hidden: torch.Tensor) -> torch.Tensor:
         """``[B, N, H]`` -> ``[B, N, 3H]``: the "sic" terms ``left | right | gate`` side by side."""
@@ -207,10 +210,7 @@ class SpanLayer(nn.Module):
             if native is not None:  # one pass over all slots; memory grows with S, not S x H
                 logits, pooled = native
                 return SpanLayerOutput(pooled=pooled, logits=logits, alpha=torch.softmax(logits, dim=1))
-        if projected is not None:
-            features = projected.split(hidden.shape[-1], dim=-1)
-        else:
-            features = self.token_features(hidden)
+        features = self.token_features(hidden, projected)
         batch, _, size = hidden.shape
         budget = self.grad_chunk_elements if torch.is_grad_enabled() else self.chunk_elements
         chunk = max(1, budget // max(1, batch * size))
