@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every benchmark and writes its JSON under benchmarks/results/ (or $BENCH_OUT), printing how long
-# each took: issue 5's four benchmarks take about 9 minutes on 2 cores, all of them about 14.
+# each took: issue 5's four benchmarks take about 5 minutes on 2 cores, all of them about 7.
 # Usage: bash benchmarks/run_all.sh [SST5_TRAIN_FILE]
 set -euo pipefail
 cd "$(dirname "$0")/.."
