@@ -133,7 +133,7 @@ class SpanLayer(nn.Module):
             zero = hidden.new_zeros(hidden.shape[0], 1, hidden.shape[2])
             return (torch.cat([zero, hidden.cumsum(dim=1)], dim=1),)
         projected = self.projection(hidden) if projected is None else projected
-        # contiguous copies: gathering rows from a strided view makes index_select copy the whole source
+        # three separate [B, N, H] tensors: the eager gathers then read each term's rows contiguously
         return tuple(part.contiguous() for part in projected.split(hidden.shape[-1], dim=-1))
 
     def projection(self, hidden: torch.Tensor) -> torch.Tensor:
