@@ -9,11 +9,12 @@ loop; the backward pass recomputes it once and accumulates every gradient in tha
 Memory grows with the number of slots (the logits), not with ``S x H``.
 
 The library is compiled on first use with the system C compiler (``cc`` or ``$CC``,
-about a second) and cached under ``~/.cache/selfexplain`` (``$SELFEXPLAIN_CACHE``). It is
-opt-in per model (:meth:`selfexplain.model.SelfExplainingModel.set_fused`), used only for
-float32 CPU tensors, and switched off everywhere by ``SELFEXPLAIN_FUSED=0``. If it cannot
-be built, the eager code runs after one warning: results never depend on it. Its tanh is
-a rational approximation (max abs error 3.4e-7), so values agree with eager to ~1e-6.
+about a second) and cached under ``~/.cache/selfexplain`` (``$SELFEXPLAIN_CACHE``).
+``load_model`` switches it on (:meth:`selfexplain.model.SelfExplainingModel.set_fused`; a bare
+``SpanLayer`` stays eager); it is used only for float32 CPU tensors and switched off everywhere
+by ``SELFEXPLAIN_FUSED=0``. If it cannot be built, the eager code runs after one warning:
+results never depend on it. Its tanh is a rational approximation (max abs error about 3e-7,
+``scripts/fit_tanh.py``), so values agree with eager to ~1e-6.
 """
 
 from __future__ import annotations
