@@ -156,10 +156,6 @@ class SelfExplainer:
         encoded = self.tokenizer(list(texts), list(pairs) if pairs is not None else None)["input_ids"]
         return [len(ids) for ids in encoded]
 
-    def needs_windows(self, text: str, pair: str | None = None) -> bool:
-        """True for a single text longer than one encoder window (it is read in windows)."""
-        return pair is None and self.token_counts([text])[0] > self.max_tokens
-
     def explain(self, text: str, pair: str | None = None, attentions: bool = True) -> Explanation:
         """Explain one input; ``attentions`` adds every layer's attention maps.
 

@@ -30,14 +30,15 @@ static inline float tanh_approx(float x) {
     return y > 1.0f ? 1.0f : (y < -1.0f ? -1.0f : y);
 }
 
-/* h[k] = tanh(l[k] + r[k] + gi[k] * gj[k]); returns weight . h. */
-static inline float span_vector(const float *l, const float *r, const float *gi, const float *gj,
-                                const float *weight, float *h, int64_t H) {
+/* h[k] = tanh(l[k] + r[k] + gi[k] * gj[k]); returns v . h (v: the interpretation weight
+ * forwards, the gradient reaching the pooled vector backwards). */
+static inline float span_vector(const float *l, const float *r, const float *gi, const float *gj, const float *v,
+                                float *h, int64_t H) {
     float dot = 0.0f;
 #pragma omp simd reduction(+ : dot)
     for (int64_t k = 0; k < H; k++) {
         h[k] = tanh_approx(l[k] + r[k] + gi[k] * gj[k]);
-        dot += h[k] * weight[k];
+        dot += h[k] * v[k];
     }
     return dot;
 }
@@ -109,12 +110,7 @@ static void backward_slots(const float *features, const float *weight, const int
         const float *gate_i = features + i + 2 * H, *gate_j = features + j + 2 * H;
         float *d_left = d_features + i, *d_right = d_features + j + H;
         float *d_gate_i = d_features + i + 2 * H, *d_gate_j = d_features + j + 2 * H;
-        float dot_g = 0.0f;
-#pragma omp simd reduction(+ : dot_g)
-        for (int64_t k = 0; k < H; k++) {
-            h[k] = tanh_approx(left[k] + right[k] + gate_i[k] * gate_j[k]);
-            dot_g += grad_pooled[k] * h[k];
-        }
+        const float dot_g = span_vector(left, right, gate_i, gate_j, grad_pooled, h, H);
         const float a = alpha[s];
         const float d_logit = a * (dot_g - dot_gp) + grad_logits[s];
         *d_bias += d_logit;
