@@ -84,7 +84,11 @@ def explain_window(explainer: SelfExplainer, rows: list[Row], options: BatchOpti
 
 def _fitting_rows(explainer: SelfExplainer, rows: list[Row]) -> set[int]:
     """Indices of the rows that need no truncation, counted in one batched tokenizer call."""
-    candidates = [row for row in rows if not row.problem and len(row.text) + len(row.pair or "") <= MAX_INPUT_CHARS]
+    candidates = [
+        row
+        for row in rows
+        if not row.problem and len(row.text) <= MAX_INPUT_CHARS and len(row.pair or "") <= MAX_INPUT_CHARS
+    ]
     texts = [row.text for row in candidates]
     pairs = [row.pair or "" for row in candidates] if explainer.config.pair else None
     counts = explainer.token_counts(texts, pairs)
