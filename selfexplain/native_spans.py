@@ -31,6 +31,8 @@ from pathlib import Path
 
 import torch
 
+from selfexplain.streaming_softmax import merge_chunks
+
 SOURCE = Path(__file__).parent / "native" / "sic_kernels.c"
 # The kernels have no infinities or NaNs inside (the caller masks invalid slots), so they may
 # divide by reciprocal estimates refined by a Newton step (-mrecip): ~10% faster. These flags
@@ -149,10 +151,7 @@ class _SicSpans(torch.autograd.Function):
             batch, length, size, slots, chunks, _ptr(logits), _ptr(peaks), _ptr(weighted), threads,
         )  # fmt: skip
         logits.masked_fill_(~valid, float("-inf"))
-        top = peaks.amax(dim=1, keepdim=True)
-        scale = torch.exp(peaks - top)  # chunks without a valid slot (peak -FLT_MAX) weigh 0
-        total = torch.exp(logits - top).sum(dim=1, keepdim=True)
-        pooled = torch.einsum("bc,bch->bh", scale, weighted) / total
+        pooled = merge_chunks(logits, peaks, weighted)  # a chunk without a valid slot has peak -FLT_MAX
         ctx.save_for_backward(features, weight, starts, ends, valid, logits, pooled)
         return logits, pooled
 

@@ -24,6 +24,7 @@ from torch import nn
 from torch.utils.checkpoint import checkpoint
 
 from selfexplain.native_spans import fusion_allowed, native_sic
+from selfexplain.streaming_softmax import merge_chunks
 
 SpanRepresentation = Literal["sic", "mean"]
 
@@ -225,9 +226,5 @@ class SpanLayer(nn.Module):
                 parts.append(self._chunk(*args, *features))
         logits = torch.cat([p[0] for p in parts], dim=1)
         peaks = torch.stack([p[1] for p in parts], dim=1)  # [B, C]
-        top = peaks.amax(dim=1, keepdim=True)
-        scale = torch.exp(peaks - top)  # [B, C]
-        weighted = torch.einsum("bc,bch->bh", scale, torch.stack([p[2] for p in parts], dim=1))
-        alpha = torch.softmax(logits, dim=1)
-        total = torch.exp(logits - top).sum(dim=1, keepdim=True)
-        return SpanLayerOutput(pooled=weighted / total, logits=logits, alpha=alpha)
+        pooled = merge_chunks(logits, peaks, torch.stack([p[2] for p in parts], dim=1))
+        return SpanLayerOutput(pooled=pooled, logits=logits, alpha=torch.softmax(logits, dim=1))
