@@ -10,6 +10,7 @@ Run: streamlit run app.py
 from __future__ import annotations
 
 import json
+from functools import partial
 
 import numpy as np
 import streamlit as st
@@ -63,6 +64,30 @@ def selected_span(explanation: Explanation) -> Span | None:
 
 def remember(explanation: Explanation, span: Span) -> None:
     st.session_state.selected_span = {"key": (explanation.text, explanation.pair), "span": span.__dict__}
+
+
+def on_grid_select(explanation: Explanation, groups: object) -> None:
+    """A grid cell was clicked: select its span. Runs once per new selection (a callback, not on
+    every rerun), so the grid and the table can both hold a selection without undoing each other."""
+    points = st.session_state.get("grid", {}).get("selection", {}).get("points", [])
+    if not points or "x" not in points[0] or "y" not in points[0]:
+        return
+    row, col = int(points[0]["y"]), int(points[0]["x"])  # y = start, x = end
+    picked = explanation.span_at(row, col) if groups is None else group_span_at(explanation, row, col, groups)
+    if picked is not None:
+        remember(explanation, picked)
+
+
+def on_table_select(explanation: Explanation) -> None:
+    """A row of the span table was ticked: select its span (once per new selection)."""
+    rows = st.session_state.get("span_table", {}).get("selection", {}).get("rows", [])
+    if rows:
+        remember(explanation, explanation.top_spans(20)[rows[0]])
+
+
+def explanation_json(explanation: Explanation) -> str:
+    """Every valid span as JSON: built only when the download is clicked (a long text has ~10^6 spans)."""
+    return json.dumps(explanation.to_dict(top_k=None), indent=1)
 
 
 def on_model_view_select() -> None:
@@ -184,38 +209,27 @@ def render(explanation: Explanation) -> None:
         if selection is not None:
             cell = (int(units[selection.start_token]), int(units[selection.end_token]))
         grid = span_grid_figure(explanation, log_colour, int(max_width), level, cell, view)
-        event = st.plotly_chart(
-            grid, on_select="rerun", selection_mode="points", key="grid", config=PLOT_CONFIG, theme=None
+        st.plotly_chart(
+            grid,
+            on_select=partial(on_grid_select, explanation, groups),
+            selection_mode="points",
+            key="grid",
+            config=PLOT_CONFIG,
+            theme=None,
         )
-        points = (event or {}).get("selection", {}).get("points", [])
-        if points and "x" in points[0] and "y" in points[0]:
-            row, col = int(points[0]["y"]), int(points[0]["x"])  # y = start, x = end
-            if groups is None:
-                picked = explanation.span_at(row, col)
-            else:
-                picked = group_span_at(explanation, row, col, groups)
-            if picked is not None and (selection is None or picked != selection):
-                remember(explanation, picked)
-                st.rerun()
     with attn_col:
         render_attention(explanation)
 
     table = span_table(explanation, 20)
     st.caption("Top 20 spans by alpha — select a row to highlight it in the text.")
-    table_event = st.dataframe(
+    st.dataframe(
         table.drop(columns=["start_token", "end_token"]),
-        on_select="rerun",
+        on_select=partial(on_table_select, explanation),
         selection_mode="single-row",
         hide_index=True,
         key="span_table",
         column_config={"alpha": st.column_config.ProgressColumn("alpha", format="%.4f", min_value=0.0, max_value=1.0)},
     )
-    rows = table_event.selection.rows if table_event is not None else []
-    if rows:
-        picked = explanation.top_spans(20)[rows[0]]
-        if picked != selected_span(explanation):
-            remember(explanation, picked)
-            st.rerun()
     selection = selected_span(explanation)
     with highlight_target.container():
         st.html(highlight_html(explanation, spans, selection))
@@ -237,14 +251,15 @@ def render(explanation: Explanation) -> None:
     d1, d2 = st.columns(2)
     d1.download_button(
         "Download explanation (JSON)",
-        json.dumps(explanation.to_dict(top_k=None), indent=1),
+        partial(explanation_json, explanation),
         file_name="explanation.json",
         mime="application/json",
         key="download_json",
     )
     d2.download_button(
         "Download report (HTML, works offline)",
-        report_html(
+        partial(
+            report_html,
             explanation,
             spans,
             [probability_figure(explanation), grid]

@@ -34,7 +34,19 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--span-representation", choices=["sic", "mean"], default="sic")
     train.add_argument("--encoder-layer", type=int, default=-1, help="hidden-state index feeding the span layer")
     train.add_argument("--max-span-width", type=int, default=None)
+    train.add_argument(
+        "--span-unit", choices=["word", "piece"], default="word",
+        help="word: spans start and end on word boundaries (default); piece: any sub-word piece",
+    )  # fmt: skip
+    train.add_argument(
+        "--normaliser", choices=["softmax", "sparsemax", "entmax15"], default="softmax",
+        help="map from span scores to alpha; sparsemax and entmax15 give alpha true zeros",
+    )  # fmt: skip
     train.add_argument("--lambda", dest="lambda_", type=float, default=1.0, help="sparsity weight of sum(alpha^2)")
+    train.add_argument(
+        "--anneal-temperature", type=float, default=1.0, metavar="T0",
+        help="divide span scores by T0 at the start and anneal to 1 over the first half (1 = off)",
+    )  # fmt: skip
     train.add_argument("--epochs", type=int, default=3)
     train.add_argument("--batch-size", type=int, default=32)
     train.add_argument("--lr", type=float, default=3e-5, help="encoder learning rate")
@@ -139,6 +151,8 @@ def run_train(args: argparse.Namespace) -> int:
         span_representation=args.span_representation,
         encoder_layer=args.encoder_layer,
         max_span_width=args.max_span_width,
+        span_unit=args.span_unit,
+        normaliser=args.normaliser,
         lambda_=args.lambda_,
         uniform_alpha=args.uniform_alpha,
         window_stride=args.window_stride,
@@ -157,6 +171,7 @@ def run_train(args: argparse.Namespace) -> int:
         compact=args.compact,
         progress=not args.no_progress,
         fused=not args.no_fused,
+        temperature_start=args.anneal_temperature,
     )
     metrics = train(config, train_examples, dev_examples, args.out, options)
     if metrics:  # empty on the non-main processes of a multi-process run

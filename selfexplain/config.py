@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Literal
 
 HeadType = Literal["span", "cls", "mean"]
+SpanUnit = Literal["word", "piece"]
+NORMALISER_NAMES = ("softmax", "sparsemax", "entmax15")
 
 CONFIG_FILE = "selfexplain.json"
 
@@ -23,6 +25,10 @@ class ModelConfig:
     -1 = last layer). ``max_span_width`` limits ``j - i + 1``. ``uniform_alpha`` fixes alpha
     to the uniform distribution over the valid spans (the paper's AvgSelf-Explaining
     baseline: the interpretation layer is bypassed, the classifier reads the mean span).
+    ``span_unit`` "word": spans start at a word's first piece and end at a word's last piece
+    (words as the tokenizer's pre-tokenizer splits them); "piece": any sub-word piece (folders
+    written before the option existed load as "piece"). ``normaliser`` maps span logits to alpha:
+    "softmax" (the paper), or "sparsemax" / "entmax15", which give alpha true zeros.
     """
 
     encoder: str
@@ -37,6 +43,8 @@ class ModelConfig:
     dropout: float = 0.1
     max_length: int = 512
     window_stride: int = 256
+    span_unit: SpanUnit = "word"
+    normaliser: str = "softmax"
     name: str = ""
     metrics: dict[str, float] = field(default_factory=dict)
 
@@ -47,6 +55,10 @@ class ModelConfig:
             raise ValueError(f"unknown head {self.head!r}; use span, cls or mean")
         if self.max_span_width is not None and self.max_span_width < 1:
             raise ValueError("max_span_width must be at least 1")
+        if self.span_unit not in ("word", "piece"):
+            raise ValueError(f"unknown span_unit {self.span_unit!r}; use word or piece")
+        if self.normaliser not in NORMALISER_NAMES:
+            raise ValueError(f"unknown normaliser {self.normaliser!r}; use one of {', '.join(NORMALISER_NAMES)}")
 
     @property
     def num_labels(self) -> int:
@@ -62,6 +74,8 @@ class ModelConfig:
         unknown = sorted(set(raw) - known)
         if unknown:
             raise ValueError(f"unknown keys in model config: {', '.join(unknown)}")
+        if isinstance(raw, dict):
+            raw.setdefault("span_unit", "piece")  # written before word-level spans existed
         return cls(**raw)
 
     def save(self, directory: Path) -> None:

@@ -34,6 +34,8 @@ class EncodedBatch:
     offsets: list[list[tuple[int, int]]]
     sequence_ids: list[list[int | None]]
     tokens: list[list[str]]
+    word_start: torch.Tensor | None = None
+    word_end: torch.Tensor | None = None
 
     def model_inputs(self, device: torch.device | str = "cpu") -> dict[str, torch.Tensor]:
         inputs = {
@@ -44,6 +46,9 @@ class EncodedBatch:
         }
         if self.token_type_ids is not None:
             inputs["token_type_ids"] = self.token_type_ids
+        if self.word_start is not None and self.word_end is not None:
+            inputs["word_start"] = self.word_start
+            inputs["word_end"] = self.word_end
         return {k: v.to(device) for k, v in inputs.items()}
 
 
@@ -76,6 +81,8 @@ def encode(
     token_mask &= batch["attention_mask"].bool()
     offsets = [[(int(a), int(b)) for a, b in row] for row in batch["offset_mapping"].tolist()]
     tokens = [tokenizer.convert_ids_to_tokens(row) for row in batch["input_ids"].tolist()]
+    word_ids = [batch.word_ids(i) for i in range(size)] if batch.is_fast else None
+    word_start, word_end = word_boundaries(word_ids, sequence_ids, token_mask) if word_ids else (None, None)
     return EncodedBatch(
         input_ids=batch["input_ids"],
         attention_mask=batch["attention_mask"],
@@ -85,4 +92,23 @@ def encode(
         offsets=offsets,
         sequence_ids=sequence_ids,
         tokens=tokens,
+        word_start=word_start,
+        word_end=word_end,
     )
+
+
+def word_boundaries(
+    word_ids: Sequence[Sequence[int | None]], sequence_ids: Sequence[Sequence[int | None]], token_mask: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(word_start, word_end)`` ``[B, N]`` bool: True on the first / last piece of each word, where a
+    word is what the tokenizer's pre-tokenizer yields (its ``word_ids``, per text of a pair)."""
+    key = torch.tensor(
+        [[(s if s is not None else -1) * (1 << 30) + (w if w is not None else -1) for w, s in zip(ws, ss)]
+         for ws, ss in zip(word_ids, sequence_ids)],
+        dtype=torch.long,
+    )  # fmt: skip
+    key = torch.where(token_mask, key, torch.full_like(key, -2))
+    edge = torch.full_like(key[:, :1], -3)
+    word_start = token_mask & (key != torch.cat([edge, key[:, :-1]], dim=1))
+    word_end = token_mask & (key != torch.cat([key[:, 1:], edge], dim=1))
+    return word_start, word_end

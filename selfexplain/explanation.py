@@ -86,7 +86,9 @@ class Explanation:
     full encoder sequence ``attention_tokens`` (``N`` includes special tokens), with
     ``token_positions`` ``[T]`` the place of each real token in that sequence.
     ``windows``: for a text read in encoder windows, the first token of each window
-    (then there are no attention maps).
+    (then there are no attention maps). ``span_unit``: "word" when the model's spans start and
+    end on word boundaries (then a token starts a word exactly when a valid span starts there),
+    "piece" when any sub-word piece can bound a span.
     """
 
     text: str
@@ -101,6 +103,7 @@ class Explanation:
     token_positions: np.ndarray | None = None
     attentions: np.ndarray | None = None
     windows: tuple[int, ...] | None = None
+    span_unit: str = "piece"
 
     @property
     def predicted_index(self) -> int:
@@ -181,6 +184,7 @@ class Explanation:
             ],
             "spans": [s.to_dict() for s in self.top_spans(top_k)],
             "num_valid_spans": int(self.span_mask.sum()),
+            "span_unit": self.span_unit,
         }
         if self.windows is not None:
             data["windows"] = list(self.windows)

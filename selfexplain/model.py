@@ -66,6 +66,7 @@ class SelfExplainingModel(nn.Module):
         self.span_layer = SpanLayer(hidden, config.span_representation) if config.head == "span" else None
         if self.span_layer is not None:
             self.span_layer.uniform = config.uniform_alpha
+            self.span_layer.normaliser = config.normaliser  # type: ignore[assignment]
         self.dropout = nn.Dropout(config.dropout)
         self.output = nn.Linear(hidden, config.num_labels)
         self.encoder_precision: EncoderPrecision = "float32"
@@ -104,9 +105,13 @@ class SelfExplainingModel(nn.Module):
         output_attentions: bool = False,
         output_hidden_states: bool = False,
         inputs_embeds: torch.Tensor | None = None,
+        word_start: torch.Tensor | None = None,
+        word_end: torch.Tensor | None = None,
     ) -> ModelOutput:
         """Inputs ``[B, N]``: ids, attention mask, ``token_mask`` (True on real tokens,
-        False on special tokens and padding) and ``segment_ids`` (0/1 for pair texts).
+        False on special tokens and padding) and ``segment_ids`` (0/1 for pair texts);
+        ``word_start``/``word_end`` (True on a word's first / last piece) are required by
+        word-level models (``config.span_unit == "word"``) and ignored by piece-level ones.
 
         ``inputs_embeds`` ``[B, N, H]`` replaces the word embeddings of ``input_ids``
         (for gradient explainers); position and type embeddings are still added.
@@ -129,7 +134,12 @@ class SelfExplainingModel(nn.Module):
         alpha = None
         if self.span_layer is not None:
             starts, ends = span_index(hidden.shape[1], self.config.max_span_width, hidden.device)
-            valid = span_validity(token_mask, segment_ids, starts, ends)
+            if self.config.span_unit == "word":
+                if word_start is None or word_end is None:
+                    raise ValueError("a word-level model needs word_start and word_end (see selfexplain.encoding)")
+                valid = span_validity(token_mask, segment_ids, starts, ends, word_start, word_end)
+            else:
+                valid = span_validity(token_mask, segment_ids, starts, ends)
             spans = self.span_layer(hidden, valid, starts, ends)
             pooled, alpha = spans.pooled, spans.alpha
             extras.update(alpha=alpha, span_logits=spans.logits, span_valid=valid, span_starts=starts, span_ends=ends)

@@ -149,6 +149,29 @@ class SelfExplainer:
         with self.lock:
             return batch, self.model(**batch.model_inputs(device), output_attentions=attentions)
 
+    def predict(
+        self, texts: Sequence[str], pairs: Sequence[str] | None = None, uniform_alpha: bool = False
+    ) -> np.ndarray:
+        """Predicted class index of each input ``[B]`` (long single texts in windows); with
+        ``uniform_alpha`` alpha is replaced by the uniform distribution over the valid spans."""
+        from selfexplain.data import Example
+        from selfexplain.evaluation import predict_examples
+
+        examples = [Example(t, pairs[i] if pairs is not None else None) for i, t in enumerate(texts)]
+        layer = self.model.span_layer
+        with self.lock:  # the uniform switch is model state: nobody else may run meanwhile
+            saved = layer.uniform if layer is not None else False
+            try:
+                if layer is not None:
+                    layer.uniform = saved or uniform_alpha
+                result = predict_examples(
+                    self.model, self.tokenizer, examples, progress=False, windows=not self.config.pair
+                )
+            finally:
+                if layer is not None:
+                    layer.uniform = saved
+        return result.predicted
+
     def token_counts(self, texts: Sequence[str], pairs: Sequence[str] | None = None) -> list[int]:
         """Tokens of each input, special tokens included (one batched tokenizer call)."""
         if not texts:
@@ -186,7 +209,8 @@ class SelfExplainer:
         """A single text in overlapping windows of :attr:`max_tokens` (stride from the config)."""
         self.check_input(text, None)
         plan = plan_windows(
-            self.tokenizer, text, self.max_tokens, self.config.window_stride, self.config.max_span_width
+            self.tokenizer, text, self.max_tokens, self.config.window_stride, self.config.max_span_width,
+            self.config.span_unit,
         )
         if plan.span_starts.numel() > MAX_SPANS:
             raise InvalidInputError(
@@ -217,6 +241,7 @@ class SelfExplainer:
             span_mask=span_mask,
             model_name=self.name,
             windows=plan.window_starts,
+            span_unit=self.config.span_unit,
         )
 
     def _explanation(
@@ -257,6 +282,7 @@ class SelfExplainer:
             attention_tokens=tuple(batch.tokens[b][:length]),
             token_positions=positions,
             attentions=maps,
+            span_unit=self.config.span_unit,
         )
 
 

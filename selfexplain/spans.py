@@ -24,6 +24,7 @@ from torch import nn
 from torch.utils.checkpoint import checkpoint
 
 from selfexplain.native_spans import fusion_allowed, native_sic
+from selfexplain.normalisers import Normaliser, normalise
 from selfexplain.streaming_softmax import merge_chunks
 
 SpanRepresentation = Literal["sic", "mean"]
@@ -62,6 +63,8 @@ def span_validity(
     segment_ids: torch.Tensor,
     starts: torch.Tensor,
     ends: torch.Tensor,
+    word_start: torch.Tensor | None = None,
+    word_end: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """Which span slots are real spans of each example.
 
@@ -69,6 +72,9 @@ def span_validity(
         token_mask: ``[B, N]`` bool, True for real tokens (no special tokens, no padding).
         segment_ids: ``[B, N]`` long, 0 for the first text and 1 for the second.
         starts, ends: ``[S]`` span ends from :func:`span_index`.
+        word_start, word_end: ``[B, N]`` bool, True on the first / last piece of a word; when
+            given, spans must start at a word's first piece and end at a word's last piece
+            (word-level spans).
 
     Returns:
         ``[B, S]`` bool. A span is valid when both ends are real tokens of the same
@@ -77,7 +83,10 @@ def span_validity(
     """
     both_real = token_mask[:, starts] & token_mask[:, ends]
     same_segment = segment_ids[:, starts] == segment_ids[:, ends]
-    return both_real & same_segment
+    valid = both_real & same_segment
+    if word_start is not None and word_end is not None:
+        valid &= word_start[:, starts] & word_end[:, ends]
+    return valid
 
 
 @dataclass(frozen=True)
@@ -115,6 +124,10 @@ class SpanLayer(nn.Module):
         self.fused = False
         # alpha fixed uniform over the valid spans (all logits 0): the AvgSelf-Explaining baseline.
         self.uniform = False
+        # softmax, or a sparse map (sparsemax / 1.5-entmax) that gives alpha true zeros
+        self.normaliser: Normaliser = "softmax"
+        # span logits are divided by it; training may anneal it to 1 (inference always uses 1)
+        self.temperature = 1.0
         self._projection_cache: tuple[tuple, torch.Tensor, torch.Tensor] | None = None
         self.W1 = nn.Linear(hidden_size, hidden_size)
         self.W2 = nn.Linear(hidden_size, hidden_size)
@@ -178,6 +191,8 @@ class SpanLayer(nn.Module):
         weight, bias = self.interpret.weight[0], self.interpret.bias[0]
         if self.uniform:
             return torch.zeros_like(weight), torch.zeros_like(bias)
+        if self.temperature != 1.0:
+            return weight / self.temperature, bias / self.temperature
         return weight, bias
 
     def _chunk(
@@ -205,6 +220,44 @@ class SpanLayer(nn.Module):
         ends: torch.Tensor,
     ) -> SpanLayerOutput:
         """``hidden`` ``[B,N,H]``, ``valid`` ``[B,S]`` (every row needs one valid span)."""
+        if self.normaliser == "softmax":
+            return self._softmax_forward(hidden, valid, starts, ends)
+        return self._sparse_forward(hidden, valid, starts, ends)
+
+    def _sparse_forward(
+        self, hidden: torch.Tensor, valid: torch.Tensor, starts: torch.Tensor, ends: torch.Tensor
+    ) -> SpanLayerOutput:
+        """Sparsemax / entmax: every logit once without gradient, then the span vectors of the
+        support only (``K`` slots per row, usually a handful), with gradient.
+
+        Exact: the map restricted to its support gives the same alpha, and its Jacobian is zero
+        outside the support, so no gradient is lost by skipping the other slots."""
+        with torch.no_grad():
+            logits = self._softmax_forward(hidden, valid, starts, ends).logits
+            support = normalise(self.normaliser, logits, valid) > 0  # [B, S]
+            count = support.sum(dim=1)
+            width = int(count.max())
+            slots = torch.argsort(support.to(torch.int8), dim=1, descending=True, stable=True)[:, :width]  # [B, K]
+            real = torch.arange(width, device=hidden.device).unsqueeze(0) < count.unsqueeze(1)  # [B, K]
+        rows = torch.arange(hidden.shape[0], device=hidden.device).unsqueeze(1)
+        first, last = starts[slots], ends[slots]  # [B, K]
+        features = self.token_features(hidden)
+        if self.representation == "mean":
+            (prefix,) = features
+            vectors = (prefix[rows, last + 1] - prefix[rows, first]) / (last - first + 1).to(prefix.dtype).unsqueeze(-1)
+        else:
+            left, right, gate = features
+            vectors = torch.tanh(left[rows, first] + right[rows, last] + gate[rows, first] * gate[rows, last])
+        weight, bias = self._interpretation()
+        support_logits = vectors @ weight + bias  # [B, K]
+        support_alpha = normalise(self.normaliser, support_logits, real)
+        pooled = torch.einsum("bk,bkh->bh", support_alpha, vectors)
+        alpha = torch.zeros_like(logits).scatter_add(1, slots, support_alpha)
+        return SpanLayerOutput(pooled=pooled, logits=logits, alpha=alpha)
+
+    def _softmax_forward(
+        self, hidden: torch.Tensor, valid: torch.Tensor, starts: torch.Tensor, ends: torch.Tensor
+    ) -> SpanLayerOutput:
         projected = self.projection(hidden) if self.representation == "sic" else None
         if projected is not None and self.fused and fusion_allowed():
             native = native_sic(projected, *self._interpretation(), starts, ends, valid)

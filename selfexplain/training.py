@@ -52,6 +52,17 @@ class TrainOptions:
     compact: bool = False
     progress: bool = True
     fused: bool = True  # the native span kernels (selfexplain.native_spans)
+    # span-logit temperature at the first step, annealed geometrically to 1 over the first half of
+    # training (1 = off): a sparse normaliser then starts dense and sharpens as the scores become reliable
+    temperature_start: float = 1.0
+
+
+def annealed_temperature(step: int, total: int, start: float) -> float:
+    """``start ** (1 - step / (total / 2))`` for the first half of ``total`` steps, then 1."""
+    if start == 1.0 or total <= 0:
+        return 1.0
+    progress = min(1.0, step / max(1.0, total / 2))
+    return float(start ** (1.0 - progress))
 
 
 def seed_everything(seed: int) -> None:
@@ -138,7 +149,8 @@ def batch_loss(
         total = total + model(**batch.model_inputs(device), labels=labels).loss * len(short)
     for example in (e for e, is_long in zip(chunk, long) if is_long):
         plan = plan_windows(
-            tokenizer, example.text, options.max_length, core.config.window_stride, core.config.max_span_width
+            tokenizer, example.text, options.max_length, core.config.window_stride, core.config.max_span_width,
+            core.config.span_unit,
         )
         inputs = (plan.input_ids, plan.attention_mask, plan.token_mask, plan.span_starts, plan.span_ends)
         label = torch.tensor([example.label], device=device)
@@ -196,6 +208,8 @@ def train(
             global_step = epoch * steps_per_epoch + step * accelerator.num_processes
             for group in optimizer.param_groups:
                 group["lr"] = group["base_lr"] * _schedule(global_step, total, warmup)
+            if core.span_layer is not None:
+                core.span_layer.temperature = annealed_temperature(global_step, total, options.temperature_start)
             chunk = [train_examples[i] for i in index]
             loss = batch_loss(model, tokenizer, chunk, options, accelerator.device)
             accelerator.backward(loss)
@@ -205,6 +219,8 @@ def train(
             value = float(loss.detach())
             running = 0.98 * running + 0.02 * value if step else value
             bar.set_postfix(loss=f"{running:.3f}")
+        if core.span_layer is not None:
+            core.span_layer.temperature = 1.0  # evaluate and save as used at inference
         accelerator.wait_for_everyone()
         if not accelerator.is_main_process:
             continue

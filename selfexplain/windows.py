@@ -90,8 +90,10 @@ def plan_windows(
     window: int = 512,
     stride: int = 256,
     max_width: int | None = None,
+    unit: str = "piece",
 ) -> WindowPlan:
-    """Tokenise ``text`` once and lay it out in overlapping windows of ``window`` tokens."""
+    """Tokenise ``text`` once and lay it out in overlapping windows of ``window`` tokens.
+    With ``unit="word"`` only spans from a word's first piece to a word's last piece are kept."""
     encoded = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
     ids: list[int] = encoded["input_ids"]
     prefix, suffix = special_frame(tokenizer)
@@ -115,6 +117,14 @@ def plan_windows(
         token_mask[w, : len(row)] = real
         global_index[w, : len(row)][real] = torch.arange(int(real.sum())) + int(starts[w])
     span_window, first, last = assign_spans(starts, inner, len(ids), max_width)
+    if unit == "word":
+        words = np.array([w if w is not None else -1 for w in encoded.word_ids()])
+        starts_word = np.ones(len(ids), dtype=bool)
+        starts_word[1:] = words[1:] != words[:-1]
+        ends_word = np.ones(len(ids), dtype=bool)
+        ends_word[:-1] = words[:-1] != words[1:]
+        keep = starts_word[first] & ends_word[last]
+        span_window, first, last = span_window[keep], first[keep], last[keep]
     # slot of global token g in window w: its position among the row's real tokens
     first_slot = (token_mask.long().argmax(dim=1)).numpy()  # position of the first real token per window
     flat_start = span_window * width + first_slot[span_window] + (first - starts[span_window])

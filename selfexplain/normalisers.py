@@ -1,0 +1,83 @@
+"""Maps from span logits to alpha: softmax, sparsemax and 1.5-entmax over the valid spans.
+
+Sparsemax (Martins & Astudillo, 2016) and 1.5-entmax (Peters et al., 2019) are exact,
+sort-based and vectorised over the batch. They give alpha true zeros: only the spans in the
+*support* get weight, and their Jacobian is zero outside the support, which is what lets the
+span layer build span vectors only for the support (see :class:`selfexplain.spans.SpanLayer`).
+
+All maps take ``logits`` ``[B, S]`` and a ``valid`` mask ``[B, S]`` (every row needs one valid
+slot) and return alpha ``[B, S]``: non-negative, zero on invalid slots, each row summing to 1.
+Gradients come from autograd through the closed-form threshold, which equals the analytic
+Jacobian of each map.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import torch
+
+Normaliser = Literal["softmax", "sparsemax", "entmax15"]
+NORMALISERS: tuple[Normaliser, ...] = ("softmax", "sparsemax", "entmax15")
+
+
+def _sorted_valid(logits: torch.Tensor, valid: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Valid logits sorted descending ``[B, S]`` (invalid ones pushed to the end as a very low
+    finite value), their ranks ``1..S`` ``[S]`` and the count of valid slots per row ``[B, 1]``."""
+    floor = torch.finfo(logits.dtype).min / 4
+    masked = torch.where(valid, logits, torch.full_like(logits, floor))
+    ordered, _ = torch.sort(masked, dim=1, descending=True)
+    ranks = torch.arange(1, logits.shape[1] + 1, device=logits.device, dtype=logits.dtype)
+    count = valid.sum(dim=1, keepdim=True)
+    return ordered, ranks, count
+
+
+def sparsemax(logits: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
+    """Euclidean projection of ``logits`` onto the simplex of the valid slots: ``max(z - tau, 0)``."""
+    shifted = logits - torch.where(valid, logits, torch.full_like(logits, -torch.inf)).amax(dim=1, keepdim=True)
+    ordered, ranks, count = _sorted_valid(shifted, valid)
+    inside = torch.arange(logits.shape[1], device=logits.device).unsqueeze(0) < count
+    cumulative = torch.where(inside, ordered, torch.zeros_like(ordered)).cumsum(dim=1)
+    # support size k: the largest k with 1 + k z_(k) > sum_{r <= k} z_(r)
+    in_support = (1 + ranks * ordered > cumulative) & inside
+    k = in_support.sum(dim=1, keepdim=True).clamp_min(1)
+    tau = (cumulative.gather(1, k - 1) - 1) / k.to(logits.dtype)
+    alpha = torch.clamp(shifted - tau, min=0)
+    return torch.where(valid, alpha, torch.zeros_like(alpha))
+
+
+def entmax15(logits: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
+    """1.5-entmax over the valid slots: ``max(z/2 - tau, 0)^2`` with the exact sort-based threshold."""
+    z = logits / 2
+    z = z - torch.where(valid, z, torch.full_like(z, -torch.inf)).amax(dim=1, keepdim=True)
+    ordered, ranks, count = _sorted_valid(z, valid)
+    inside = torch.arange(logits.shape[1], device=logits.device).unsqueeze(0) < count
+    zero = torch.zeros_like(ordered)
+    mean = torch.where(inside, ordered, zero).cumsum(dim=1) / ranks
+    mean_sq = torch.where(inside, ordered * ordered, zero).cumsum(dim=1) / ranks
+    delta = (1 - ranks * (mean_sq - mean * mean)) / ranks
+    candidates = mean - torch.sqrt(delta.clamp_min(0))
+    # support size: the largest k whose candidate threshold lies below the k-th largest value
+    in_support = (candidates <= ordered) & inside
+    k = in_support.sum(dim=1, keepdim=True).clamp_min(1)
+    tau = candidates.gather(1, k - 1)
+    alpha = torch.clamp(z - tau, min=0) ** 2
+    alpha = torch.where(valid, alpha, torch.zeros_like(alpha))
+    # the closed form is exact; renormalising only removes float rounding
+    return alpha / alpha.sum(dim=1, keepdim=True)
+
+
+def masked_softmax(logits: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
+    """Softmax over the valid slots; zeros elsewhere."""
+    return torch.softmax(logits.masked_fill(~valid, -torch.inf), dim=1)
+
+
+def normalise(kind: Normaliser, logits: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
+    """alpha ``[B, S]`` from ``logits`` ``[B, S]`` by the named map."""
+    if kind == "softmax":
+        return masked_softmax(logits, valid)
+    if kind == "sparsemax":
+        return sparsemax(logits, valid)
+    if kind == "entmax15":
+        return entmax15(logits, valid)
+    raise ValueError(f"unknown normaliser {kind!r}; use one of {', '.join(NORMALISERS)}")

@@ -1,0 +1,1 @@
+"""Sharpness and decisiveness of alpha (docs/sharpness.md)."""
