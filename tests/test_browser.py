@@ -105,6 +105,40 @@ def test_type_click_highlight_download(browser, app_url: str) -> None:
     assert dialogs == []
 
 
+def test_table_then_grid_selection_goes_idle(browser, app_url: str) -> None:
+    """Tick a row of the span table, then click a grid cell: one rerun each, then silence (this
+    used to rerun about once a second forever)."""
+    dialogs: list[str] = []
+    page = open_page(browser, app_url, dialogs)
+    frames: list[int] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda _: frames.append(1)))
+    page.reload()
+    page.wait_for_selector("textarea", timeout=90_000)
+    explain(page, "The visuals are gorgeous, but the story is thin and the ending falls flat.")
+    table = page.locator("[data-testid='stDataFrame']").first
+    table.scroll_into_view_if_needed()
+    box = table.bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + 18, box["y"] + 35 + 17)  # the first row's selection checkbox
+    page.wait_for_selector("text=Selected: rank 1,", timeout=60_000)
+    page.wait_for_selector(DONE, timeout=60_000)
+    grid = page.locator(".js-plotly-plot").filter(has_text="Self-explaining alpha")
+    grid.locator(".scatterlayer .point").nth(3).click(force=True)
+    page.wait_for_timeout(2000)
+    page.wait_for_selector(DONE, timeout=60_000)
+    selected = page.locator("text=Selected: rank").inner_text()
+    frames.clear()
+    states = []
+    for _ in range(30):  # 6 s of watching
+        page.wait_for_timeout(200)
+        states.append(page.locator("[data-testid='stApp']").get_attribute("data-test-script-state"))
+    assert set(states) == {"notRunning"}
+    assert len(frames) <= 2, f"{len(frames)} messages from the server while idle"
+    assert page.locator("text=Selected: rank").inner_text() == selected  # the grid's pick is kept
+    assert page.locator(".selfexplain-highlight [style*='outline']").count() >= 1
+    assert dialogs == []
+
+
 def test_markup_in_text_is_inert(browser, app_url: str) -> None:
     dialogs: list[str] = []
     page = open_page(browser, app_url, dialogs)
