@@ -21,10 +21,15 @@ from selfexplain.explainers import EXPLAINERS
 from selfexplain.faithfulness import figures, summary
 from selfexplain.faithfulness.experiment import RESULTS_FILE, LabOptions, read_rows, run_lab
 from selfexplain.highlight import escape_text
+from selfexplain.sharpness import measures as sharpness
+from selfexplain.sharpness.run import measure_examples
 
 st.set_page_config(page_title="selfexplain · Faithfulness", page_icon=":mag:", layout="wide")
 SAMPLE = ASSETS / "faithfulness" / "sentences.txt"
-FAST = ["alpha", "attention_cls", "attention_mean", "rollout", "gradient", "grad_x_input", "loo", "random"]
+FAST = [
+    "alpha", "attention_rows", "rollout_rows", "attention_cls", "gradient", "grad_x_input", "loo",
+    "position_prior", "random",
+]  # fmt: skip
 
 
 def choose_examples(pair: bool, label_names: list[str]) -> list[Example]:
@@ -48,6 +53,20 @@ def choose_examples(pair: bool, label_names: list[str]) -> list[Example]:
         examples = read_examples(SAMPLE, label_names=label_names, split="test")
     count = st.slider("Sample size", 1, len(examples), min(10, len(examples)), key="sample_size")
     return examples[:count]
+
+
+def show_sharpness(rows: list[dict]) -> None:
+    """How sharp and decisive alpha is on the inputs just run (see docs/sharpness.md)."""
+    if not rows:
+        return
+    st.subheader("Sharpness of alpha")
+    st.caption(
+        "Does the model decide from a few spans? Largest alpha and top-3 mass (higher = sharper); whether the "
+        "prediction survives alpha made uniform (lower = alpha matters more) or reading only the top span (higher "
+        "= the top span carries the decision); Spearman with the position prior (lower = less 'tokens in the "
+        "middle'); top-5 spans that cut a word in pieces."
+    )
+    st.dataframe(pd.DataFrame(sharpness.summary_rows(sharpness.summarise(rows))), hide_index=True)
 
 
 def show(rows: list[dict], plausibility: pd.DataFrame | None = None) -> None:
@@ -111,9 +130,13 @@ else:
         options = LabOptions(explainers=tuple(names), alpha_tests=alpha_tests)
         try:
             rows = run_lab(model, examples, options, None, lambda d, t: bar.progress(d / t, text=f"{d}/{t} inputs"))
+            bar.progress(1.0, text="Sharpness measures…")
+            sharp = measure_examples(model, examples, progress=False)
         except USER_ERRORS as err:
             st.error(str(err))
-            rows = []
+            rows, sharp = [], []
         st.session_state.faith_rows = rows
+        st.session_state.sharp_rows = sharp
         bar.empty()
+    show_sharpness(st.session_state.get("sharp_rows", []))
     show(st.session_state.get("faith_rows", []))

@@ -36,6 +36,7 @@ class EncodedBatch:
     tokens: list[list[str]]
     word_start: torch.Tensor | None = None
     word_end: torch.Tensor | None = None
+    word_index: torch.Tensor | None = None
 
     def model_inputs(self, device: torch.device | str = "cpu") -> dict[str, torch.Tensor]:
         inputs = {
@@ -81,8 +82,10 @@ def encode(
     token_mask &= batch["attention_mask"].bool()
     offsets = [[(int(a), int(b)) for a, b in row] for row in batch["offset_mapping"].tolist()]
     tokens = [tokenizer.convert_ids_to_tokens(row) for row in batch["input_ids"].tolist()]
-    word_ids = [batch.word_ids(i) for i in range(size)] if batch.is_fast else None
-    word_start, word_end = word_boundaries(word_ids, sequence_ids, token_mask) if word_ids else (None, None)
+    word_index = None
+    if batch.is_fast:
+        word_index = word_keys([batch.word_ids(i) for i in range(size)], sequence_ids, token_mask)
+    word_start, word_end = word_boundaries(word_index, token_mask) if word_index is not None else (None, None)
     return EncodedBatch(
         input_ids=batch["input_ids"],
         attention_mask=batch["attention_mask"],
@@ -94,19 +97,26 @@ def encode(
         tokens=tokens,
         word_start=word_start,
         word_end=word_end,
+        word_index=word_index,
     )
 
 
-def word_boundaries(
+def word_keys(
     word_ids: Sequence[Sequence[int | None]], sequence_ids: Sequence[Sequence[int | None]], token_mask: torch.Tensor
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """``(word_start, word_end)`` ``[B, N]`` bool: True on the first / last piece of each word, where a
-    word is what the tokenizer's pre-tokenizer yields (its ``word_ids``, per text of a pair)."""
+) -> torch.Tensor:
+    """``[B, N]`` long: one key per word (what the tokenizer's pre-tokenizer yields, its ``word_ids``,
+    numbered per text of a pair), -2 on special tokens and padding."""
     key = torch.tensor(
         [[(s if s is not None else -1) * (1 << 30) + (w if w is not None else -1) for w, s in zip(ws, ss)]
          for ws, ss in zip(word_ids, sequence_ids)],
         dtype=torch.long,
     )  # fmt: skip
+    return torch.where(token_mask, key, torch.full_like(key, -2))
+
+
+def word_boundaries(key: torch.Tensor, token_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(word_start, word_end)`` ``[B, N]`` bool: True on the first / last real piece of each word
+    (``key`` from :func:`word_keys`; after tokens are deleted, a word is the pieces left of it)."""
     key = torch.where(token_mask, key, torch.full_like(key, -2))
     edge = torch.full_like(key[:, :1], -3)
     word_start = token_mask & (key != torch.cat([edge, key[:, :-1]], dim=1))

@@ -71,7 +71,11 @@ def predict_examples(
         chunk = [examples[i] for i in index]
         if index[0] in long:
             plan = plan_windows(
-                tokenizer, chunk[0].text, limit, model.config.window_stride, model.config.max_span_width,
+                tokenizer,
+                chunk[0].text,
+                limit,
+                model.config.window_stride,
+                model.config.max_span_width,
                 model.config.span_unit,
             )
             inputs = (plan.input_ids, plan.attention_mask, plan.token_mask, plan.span_starts, plan.span_ends)

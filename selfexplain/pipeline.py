@@ -209,7 +209,11 @@ class SelfExplainer:
         """A single text in overlapping windows of :attr:`max_tokens` (stride from the config)."""
         self.check_input(text, None)
         plan = plan_windows(
-            self.tokenizer, text, self.max_tokens, self.config.window_stride, self.config.max_span_width,
+            self.tokenizer,
+            text,
+            self.max_tokens,
+            self.config.window_stride,
+            self.config.max_span_width,
             self.config.span_unit,
         )
         if plan.span_starts.numel() > MAX_SPANS:

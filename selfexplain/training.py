@@ -149,7 +149,11 @@ def batch_loss(
         total = total + model(**batch.model_inputs(device), labels=labels).loss * len(short)
     for example in (e for e, is_long in zip(chunk, long) if is_long):
         plan = plan_windows(
-            tokenizer, example.text, options.max_length, core.config.window_stride, core.config.max_span_width,
+            tokenizer,
+            example.text,
+            options.max_length,
+            core.config.window_stride,
+            core.config.max_span_width,
             core.config.span_unit,
         )
         inputs = (plan.input_ids, plan.attention_mask, plan.token_mask, plan.span_starts, plan.span_ends)

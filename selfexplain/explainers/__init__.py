@@ -11,6 +11,7 @@ from selfexplain.errors import InvalidInputError
 from selfexplain.explainers.alpha import AlphaExplainer
 from selfexplain.explainers.attention_cls import AttentionCLSExplainer
 from selfexplain.explainers.attention_mean import AttentionMeanExplainer
+from selfexplain.explainers.attention_rows import AttentionRowsExplainer, PositionPriorExplainer, RolloutRowsExplainer
 from selfexplain.explainers.base import Explainer, Instance, prepare
 from selfexplain.explainers.grad_x_input import GradXInputExplainer
 from selfexplain.explainers.gradient import GradientExplainer
@@ -25,12 +26,15 @@ EXPLAINERS: dict[str, type[Explainer]] = {
         AlphaExplainer,
         AttentionCLSExplainer,
         AttentionMeanExplainer,
+        AttentionRowsExplainer,
         RolloutExplainer,
+        RolloutRowsExplainer,
         GradientExplainer,
         GradXInputExplainer,
         IntegratedGradientsExplainer,
         LeaveOneOutExplainer,
         RandomExplainer,
+        PositionPriorExplainer,
     )
 }
 

@@ -15,6 +15,7 @@ from typing import Literal
 import numpy as np
 import torch
 
+from selfexplain.encoding import word_boundaries
 from selfexplain.explainers.base import Instance
 from selfexplain.pipeline import SelfExplainer
 
@@ -68,6 +69,8 @@ def perturbed_inputs(
     }
     if batch.token_type_ids is not None:
         inputs["token_type_ids"] = gather(batch.token_type_ids)
+    if batch.word_index is not None:  # a word keeps the pieces left of it
+        inputs["word_start"], inputs["word_end"] = word_boundaries(gather(batch.word_index), inputs["token_mask"])
     width = int(lengths.max())
     return {k: v[:, :width] for k, v in inputs.items()}
 

@@ -14,14 +14,19 @@ import torch
 from selfexplain.explainers.base import Instance
 from selfexplain.explanation import disjoint_spans
 from selfexplain.faithfulness.metrics import first_flip, js_divergence, total_variation
+from selfexplain.normalisers import normalise
 from selfexplain.pipeline import SelfExplainer
-from selfexplain.spans import span_validity
+
+# Removal curves of sparse alphas stop after this many spans: past the support each removal
+# brings in a new support of low-score spans, and the curve is O(V^2 log V) to compute.
+SPARSE_REMOVALS = 256
 
 
 @dataclass(frozen=True)
 class SpanView:
-    """``scores`` ``[V]`` interpretation logits o(i,j) (float64), ``alpha`` = softmax(scores) ``[V]``,
-    ``contributions`` ``L`` ``[V, C]``, ``bias`` ``[C]``; ``starts``/``ends`` ``[V]`` real-token indices."""
+    """``scores`` ``[V]`` interpretation logits o(i,j) (float64), ``alpha`` = normaliser(scores) ``[V]``
+    (the model's alpha), ``contributions`` ``L`` ``[V, C]``, ``bias`` ``[C]``; ``starts``/``ends`` ``[V]``
+    real-token indices; ``normaliser`` the model's map from scores to alpha (softmax, sparsemax, entmax15)."""
 
     scores: np.ndarray
     alpha: np.ndarray
@@ -29,6 +34,7 @@ class SpanView:
     bias: np.ndarray
     starts: np.ndarray
     ends: np.ndarray
+    normaliser: str = "softmax"
 
     def logits(self, alpha: np.ndarray) -> np.ndarray:
         """``[..., C]`` logits for alphas ``[..., V]``."""
@@ -48,30 +54,53 @@ def span_view(model: SelfExplainer, instance: Instance) -> SpanView:
         raise ValueError("the alpha tests need a span-head model and hidden states")
     layer = net.config.encoder_layer
     hidden = output.hidden_states[layer]
-    valid = span_validity(instance.batch.token_mask, instance.batch.segment_ids, output.span_starts, output.span_ends)
+    valid = output.span_valid
+    assert valid is not None and output.alpha is not None
     starts, ends = output.span_starts[valid[0]], output.span_ends[valid[0]]
     vectors = net.span_layer.span_vectors(net.span_layer.token_features(hidden), starts, ends)[0]  # [V, H]
     contributions = (vectors @ net.output.weight.T).double().cpu().numpy()
     scores = output.span_logits[0, valid[0]].double().cpu().numpy()
     index_of = np.full(instance.batch.input_ids.shape[1], -1)
     index_of[instance.positions] = np.arange(instance.num_tokens)
+    normaliser = net.config.normaliser
+    alpha = softmax(scores) if normaliser == "softmax" else output.alpha[0, valid[0]].double().cpu().numpy()
     return SpanView(
         scores,
-        softmax(scores),
+        alpha,
         contributions,
         net.output.bias.double().cpu().numpy(),
         index_of[starts.cpu().numpy()],
         index_of[ends.cpu().numpy()],
+        normaliser,
     )
 
 
 def removal_logits(view: SpanView, order: np.ndarray) -> np.ndarray:
-    """``[V - 1, C]``: logits after removing the first ``k = 1 .. V-1`` spans of ``order`` and
-    renormalising alpha over the rest (suffix sums of ``exp(o - max o)``, float64)."""
+    """``[K, C]``: logits after removing the first ``k = 1 .. K`` spans of ``order`` and mapping the
+    remaining scores to alpha again (``K = V - 1``). For softmax that is alpha renormalised over the
+    rest (suffix sums of ``exp(o - max o)``, float64); a sparse normaliser is re-applied, for at most
+    :data:`SPARSE_REMOVALS` removals."""
+    if view.normaliser != "softmax":
+        return _sparse_removal_logits(view, order)
     weights = np.exp(view.scores[order] - view.scores.max())
     mass = np.cumsum(weights[::-1])[::-1]  # sum over order[k:]
     weighted = np.cumsum((weights[:, None] * view.contributions[order])[::-1], axis=0)[::-1]
     return weighted[1:] / mass[1:, None] + view.bias
+
+
+def _sparse_removal_logits(view: SpanView, order: np.ndarray, rows_per_chunk: int = 128) -> np.ndarray:
+    count = view.alpha.shape[0]
+    steps = min(count - 1, SPARSE_REMOVALS)
+    rank_of = np.empty(count, dtype=np.int64)
+    rank_of[order] = np.arange(count)
+    scores = torch.from_numpy(view.scores).unsqueeze(0)
+    out = []
+    for lo in range(1, steps + 1, rows_per_chunk):
+        k = torch.arange(lo, min(steps, lo + rows_per_chunk - 1) + 1).unsqueeze(1)  # [R, 1]
+        keep = torch.from_numpy(rank_of).unsqueeze(0) >= k  # [R, V]
+        alpha = normalise(view.normaliser, scores.expand(keep.shape[0], -1), keep)  # type: ignore[arg-type]
+        out.append(view.logits(alpha.numpy()))
+    return np.concatenate(out) if out else np.zeros((0, view.bias.shape[0]))
 
 
 def four_way(view: SpanView, rng: np.random.Generator) -> dict[str, dict[str, float | bool]]:

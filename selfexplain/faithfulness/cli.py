@@ -7,7 +7,10 @@ from pathlib import Path
 
 from selfexplain.cli_support import add_data_columns, add_fused_option, note_figures, read_model_examples
 
-DEFAULT_EXPLAINERS = "alpha,attention_cls,attention_mean,rollout,gradient,grad_x_input,integrated_gradients,loo,random"
+DEFAULT_EXPLAINERS = (
+    "alpha,attention_rows,rollout_rows,attention_cls,attention_mean,rollout,gradient,grad_x_input,"
+    "integrated_gradients,loo,position_prior,random"
+)
 
 
 def add_command(subparsers: argparse._SubParsersAction) -> None:

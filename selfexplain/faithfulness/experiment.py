@@ -14,7 +14,7 @@ import numpy as np
 from selfexplain.data import Example
 from selfexplain.errors import InvalidInputError
 from selfexplain.explainers import EXPLAINERS, get_explainer, prepare
-from selfexplain.explainers.attention_cls import AttentionCLSExplainer
+from selfexplain.explainers.attention_rows import AttentionRowsExplainer
 from selfexplain.explainers.occlusion import REMOVALS, Removal, predict_kept
 from selfexplain.explainers.random_baseline import instance_rng
 from selfexplain.faithfulness import alpha_tests
@@ -82,7 +82,7 @@ def analyse(model: SelfExplainer, example: Example, index: int, options: LabOpti
 
 def _alpha_row(model: SelfExplainer, instance, rng: np.random.Generator, options: LabOptions) -> dict[str, object]:
     view = alpha_tests.span_view(model, instance)
-    attention = AttentionCLSExplainer().attribute(model, instance)
+    attention = AttentionRowsExplainer().attribute(model, instance)  # rows that reach the output
     # row 0 of each: the top alpha span, and the attention window of the same length
     alpha_k, attention_k = alpha_tests.top_span_masks(view, attention, instance.num_tokens)
     (start, end), (a_start, a_end) = (_ends(alpha_k[0]), _ends(attention_k[0]))

@@ -155,3 +155,17 @@ def markdown_summary(summaries: dict[str, dict[str, float]]) -> str:
         cells = [f"{summary[m.key]:.3f}" if m.key in summary else "" for m in present]
         lines.append(f"| {name} | {int(summary['examples'])} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def summary_rows(summary: dict[str, float]) -> list[dict[str, str | float]]:
+    """One row per measure present in ``summary``: its label, value, direction and shipped target."""
+    return [
+        {
+            "measure": m.label,
+            "value": round(summary[m.key], 4),
+            "better": "higher" if m.higher_is_better else "lower",
+            "target": m.target,
+        }
+        for m in MEASURES
+        if m.key in summary
+    ]
