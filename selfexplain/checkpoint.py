@@ -26,7 +26,8 @@ from safetensors.torch import load_file, save_file
 from transformers import AutoConfig, AutoModel, PreTrainedTokenizerBase
 
 from selfexplain.config import CONFIG_FILE, ModelConfig
-from selfexplain.encoders import UnsafeWeightsError, load_encoder, load_tokenizer
+from selfexplain.encoders import load_encoder, load_tokenizer
+from selfexplain.errors import ModelDirectoryError, UnsafeWeightsError
 from selfexplain.model import SelfExplainingModel
 
 FULL_WEIGHTS = "weights.safetensors"
@@ -35,10 +36,6 @@ DELTA_WEIGHTS = "encoder_delta.safetensors"
 ENCODER_CONFIG_DIR = "encoder"
 # Delta matrices at least this large are stored as int8 rows; smaller tensors as float32.
 QUANTISE_MIN_ELEMENTS = 4096
-
-
-class ModelDirectoryError(RuntimeError):
-    """A folder is not a loadable selfexplain model."""
 
 
 @contextmanager

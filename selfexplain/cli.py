@@ -112,7 +112,8 @@ def feature_command_modules() -> list[ModuleType]:
 
     modules = []
     for info in sorted(pkgutil.iter_modules(selfexplain.__path__), key=lambda i: i.name):
-        if not info.ispkg:
+        # look before importing: importing a package without a cli.py (explainers) would load torch
+        if not info.ispkg or not any((Path(root) / info.name / "cli.py").is_file() for root in selfexplain.__path__):
             continue
         name = f"selfexplain.{info.name}.cli"
         try:

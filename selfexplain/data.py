@@ -12,9 +12,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from selfexplain.errors import DataError
 
-class DataError(ValueError):
-    """A data file cannot be read; the message names the file and line."""
+__all__ = ["DataError", "Example", "read_examples"]
 
 
 @dataclass(frozen=True)

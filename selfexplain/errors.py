@@ -1,11 +1,39 @@
-"""The errors a user can cause; the CLI turns these into one-line messages (exit 2)."""
+"""The errors a user can cause; the CLI turns these into one-line messages (exit 2).
+
+This module is the bottom of the package: it imports nothing from selfexplain (nor torch), so
+``selfexplain --help`` and the error handling load in milliseconds. The modules that raise these
+errors import them from here.
+"""
 
 from __future__ import annotations
 
-from selfexplain.checkpoint import ModelDirectoryError
-from selfexplain.data import DataError
-from selfexplain.encoders import EncoderNotFoundError, UnsafeWeightsError
-from selfexplain.encoding import InputTooLongError
+
+class DataError(ValueError):
+    """A data file cannot be read; the message names the file and line."""
+
+
+class EncoderNotFoundError(RuntimeError):
+    """The encoder could not be found locally or loaded."""
+
+
+class UnsafeWeightsError(RuntimeError):
+    """A model directory holds only pickle weights, which are never loaded."""
+
+
+class ModelDirectoryError(RuntimeError):
+    """A folder is not a loadable selfexplain model."""
+
+
+class InputTooLongError(ValueError):
+    """The input has more tokens than the model accepts."""
+
+    def __init__(self, n_tokens: int, max_length: int) -> None:
+        super().__init__(
+            f"the input is {n_tokens} tokens long (special tokens included) but the model takes at most "
+            f"{max_length}; shorten the text"
+        )
+        self.n_tokens = n_tokens
+        self.max_length = max_length
 
 
 class InvalidInputError(ValueError):

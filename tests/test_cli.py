@@ -102,3 +102,16 @@ def test_train_uniform_alpha_on_windows_keeps_its_settings(tiny_encoder: Path, t
     assert explanation.windows is not None and len(explanation.windows) > 1
     weights = explanation.alpha[explanation.span_mask]
     assert weights.max() - weights.min() < 1e-6  # alpha stays uniform over the spans of all windows
+
+
+def test_help_loads_no_torch() -> None:
+    """The errors module is the bottom of the package and the parser imports no model stack."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from selfexplain.cli import build_parser; build_parser(); "
+        "import selfexplain.errors; print(sorted(m for m in ('torch', 'transformers', 'pandas') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

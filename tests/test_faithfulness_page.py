@@ -16,8 +16,10 @@ def test_page_runs_a_small_experiment(tiny_model_dir: Path) -> None:
     at.multiselect(key="explainers").set_value(["alpha", "loo", "random"])
     at.button(key="run").click().run()
     assert not at.exception and not at.error
-    table = at.dataframe[0].value
+    table = next(d.value for d in at.dataframe if "explainer" in d.value.columns)
     assert table["explainer"].tolist() == ["alpha", "loo", "random"] and (table["examples"] == 2).all()
+    sharp = next(d.value for d in at.dataframe if "measure" in d.value.columns)
+    assert "mean largest alpha" in sharp["measure"].tolist() and sharp["value"].between(0, 1e9).all()
     assert len(at.get("plotly_chart")) == 3
     at.selectbox(key="drill").set_value(1).run()
     assert not at.exception

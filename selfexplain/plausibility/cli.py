@@ -28,6 +28,12 @@ def add_command(subparsers: argparse._SubParsersAction) -> None:
     score.add_argument("--data", required=True, type=Path, help="JSONL with text, label and rationales fields")
     score.add_argument("--out", type=Path, default=None, help="also write the summary JSON here")
     score.add_argument("--seed", type=int, default=0, help="seed of the random baseline")
+    score.add_argument(
+        "--explainers", default="",
+        help="token explainers scored next to alpha, e.g. integrated_gradients,loo (documents are then cut "
+        "to the model's window for every method, so all are scored on the same tokens)",
+    )  # fmt: skip
+    score.add_argument("--limit", type=int, default=None, help="use the first N documents")
     score.add_argument("--no-progress", action="store_true")
     add_fused_option(score)
     score.set_defaults(handler=run_plausibility)
@@ -55,20 +61,34 @@ def run_split(args: argparse.Namespace) -> int:
 def run_plausibility(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
+    from selfexplain.errors import InvalidInputError
+    from selfexplain.explainers import get_explainer, prepare
     from selfexplain.pipeline import load_model
     from selfexplain.plausibility.metrics import plausibility
     from selfexplain.plausibility.rationales import read_rationale_jsonl
 
+    if args.limit is not None and args.limit < 1:
+        raise InvalidInputError("--limit must be at least 1")
+    names = [n.strip() for n in args.explainers.split(",") if n.strip() and n.strip() != "alpha"]
+    methods = {name: get_explainer(name) for name in names}
     explainer = load_model(args.model, fused=not args.no_fused)
-    rows = read_rationale_jsonl(args.data, explainer.config.label_names)
-    explanations = [explainer.explain(r.text, attentions=False) for r in tqdm(rows, disable=args.no_progress)]
+    rows = read_rationale_jsonl(args.data, explainer.config.label_names)[: args.limit]
+    explanations, scores = [], {name: [] for name in methods}
+    for row in tqdm(rows, disable=args.no_progress, desc="documents"):
+        text = explainer.truncate_to_fit(row.text)[0] if methods else row.text
+        explanations.append(explainer.explain(text, attentions=False))
+        if methods:
+            instance = prepare(explainer, text)
+            for name, method in methods.items():
+                scores[name].append(method.attribute(explainer, instance))
     correct = [e.predicted_index == r.label for e, r in zip(explanations, rows)]
     summary = {
         "model": explainer.name,
         "data": str(args.data),
         "documents": len(rows),
+        "truncated_to_window": bool(methods),
         "accuracy": sum(correct) / len(rows),
-        **plausibility(explanations, [r.rationales for r in rows], seed=args.seed),
+        **plausibility(explanations, [r.rationales for r in rows], seed=args.seed, token_scores=scores),
     }
     if args.out is not None:
         args.out.parent.mkdir(parents=True, exist_ok=True)

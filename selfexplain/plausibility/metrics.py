@@ -118,30 +118,45 @@ def random_spans(lengths: np.ndarray, tokens: int, rng: np.random.Generator) -> 
     return np.stack([starts, starts + shuffled - 1], axis=1)
 
 
+def top_token_spans(scores: np.ndarray, budget: int) -> np.ndarray:
+    """``[K, 2]``: the runs of the ``budget`` highest-scoring tokens (a token explainer's hard rationale)."""
+    mask = np.zeros(scores.size, dtype=bool)
+    mask[np.argsort(-scores, kind="stable")[:budget]] = True
+    return token_runs(mask)
+
+
 def plausibility(
-    explanations: Sequence[Explanation], rationales: Sequence[Sequence[tuple[int, int]]], seed: int = 0
+    explanations: Sequence[Explanation],
+    rationales: Sequence[Sequence[tuple[int, int]]],
+    seed: int = 0,
+    token_scores: dict[str, Sequence[np.ndarray]] | None = None,
 ) -> dict[str, dict[str, float]]:
     """Mean ``auprc``/``token_f1``/``iou_f1`` of alpha and of a seeded random explainer, plus the
-    hard-rationale share used (``fraction``) and the number of documents with a rationale."""
+    hard-rationale share used (``fraction``) and the number of documents with a rationale.
+
+    ``token_scores`` adds token explainers (name -> ``[T]`` scores per document, on the same
+    tokens as the explanations): their hard rationale is the top ``k`` tokens."""
     truths = [human_token_mask(e, r) for e, r in zip(explanations, rationales)]
-    kept = [(e, t) for e, t in zip(explanations, truths) if t.any()]
+    kept = [index for index, truth in enumerate(truths) if truth.any()]
     if not kept:
         raise ValueError("no document has a human rationale")
-    fraction = float(np.mean([t.mean() for _, t in kept]))
+    fraction = float(np.mean([truths[i].mean() for i in kept]))
     rng = np.random.default_rng(seed)
-    alpha_rows, random_rows = [], []
-    for explanation, truth in kept:
+    rows: dict[str, list[DocumentScores]] = {"alpha": [], **{name: [] for name in token_scores or {}}, "random": []}
+    for index in kept:
+        explanation, truth = explanations[index], truths[index]
         budget = max(1, round(fraction * truth.size))
         spans = hard_spans(explanation, budget)
-        alpha_rows.append(score_document(explanation.token_scores(), spans, truth))
+        rows["alpha"].append(score_document(explanation.token_scores(), spans, truth))
+        for name, scores in (token_scores or {}).items():
+            rows[name].append(score_document(scores[index], top_token_spans(scores[index], budget), truth))
         lengths = spans[:, 1] - spans[:, 0] + 1
-        random_rows.append(score_document(rng.random(truth.size), random_spans(lengths, truth.size, rng), truth))
+        rows["random"].append(score_document(rng.random(truth.size), random_spans(lengths, truth.size, rng), truth))
 
-    def mean(rows: list[DocumentScores]) -> dict[str, float]:
-        return {name: float(np.mean([getattr(r, name) for r in rows])) for name in ("auprc", "token_f1", "iou_f1")}
+    def mean(found: list[DocumentScores]) -> dict[str, float]:
+        return {name: float(np.mean([getattr(r, name) for r in found])) for name in ("auprc", "token_f1", "iou_f1")}
 
     return {
-        "alpha": mean(alpha_rows),
-        "random": mean(random_rows),
+        **{name: mean(found) for name, found in rows.items()},
         "setting": {"fraction": fraction, "documents": float(len(kept))},
     }
