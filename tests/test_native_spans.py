@@ -139,3 +139,67 @@ def test_native_refuses_shapes_that_would_read_out_of_bounds(fusion_on: None) ->
         native_spans.native_sic(features, weight, bias, starts, ends, valid[:, :-1])
     logits, pooled = native_spans.native_sic(features, weight, bias, starts, ends, valid)
     assert logits.shape == (2, starts.numel()) and pooled.shape == (2, 4)
+
+
+def _library_path(cache: Path) -> Path:
+    """Build once into ``cache`` (``SELFEXPLAIN_CACHE``) and return the library file."""
+    native_spans._build()
+    (found,) = (cache / "native").glob("sic_kernels-*.so")
+    return found
+
+
+@needs_compiler
+def test_cache_is_private_even_with_umask_000(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import os
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("SELFEXPLAIN_CACHE", str(cache))
+    old = os.umask(0)
+    try:
+        library = _library_path(cache)
+    finally:
+        os.umask(old)
+    for path in (cache, cache / "native", library):
+        assert path.stat().st_mode & 0o077 == 0, oct(path.stat().st_mode)
+
+
+@needs_compiler
+def test_an_empty_library_is_rebuilt(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("SELFEXPLAIN_CACHE", str(tmp_path / "first"))
+    name = _library_path(tmp_path / "first").name  # (a loaded library must not be truncated in place)
+    cache = tmp_path / "cache"
+    (cache / "native").mkdir(parents=True, mode=0o700)
+    (cache / "native" / name).write_bytes(b"")
+    monkeypatch.setenv("SELFEXPLAIN_CACHE", str(cache))
+    native_spans._build()
+    assert (cache / "native" / name).stat().st_size > 0
+
+
+@needs_compiler
+def test_planted_or_linked_libraries_and_open_folders_are_refused(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import os
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("SELFEXPLAIN_CACHE", str(cache))
+    library = _library_path(cache)
+    real = library.with_suffix(".real")
+    library.rename(real)
+    library.symlink_to(real)
+    with pytest.raises(RuntimeError, match="not a library this user built"):
+        native_spans._build()
+    library.unlink()
+    real.rename(library)
+    os.chmod(library, 0o777)
+    with pytest.raises(RuntimeError, match="writable by other users"):
+        native_spans._build()
+    os.chmod(library, 0o700)
+    os.chmod(cache / "native", 0o777)
+    with pytest.raises(RuntimeError, match="must be private"):
+        native_spans._build()
+    os.chmod(cache / "native", 0o700)
+    if os.getuid() == 0:  # as root, give the file to another user: a library planted by someone else
+        os.chown(library, 12345, 12345)
+        with pytest.raises(RuntimeError, match="not a library this user built"):
+            native_spans._build()

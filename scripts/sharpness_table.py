@@ -1,0 +1,81 @@
+"""Measure every run of the sharpness sweep and write the table and the trade-off figure.
+
+For each ``RUNS/sweep-sst5-*/best`` (and any extra model folders named on the command line):
+accuracy and the sharpness measures on DATA (default SST-5 dev), written to
+``OUT/sweep.csv``, ``OUT/sweep.md`` and the figure ``OUT/tradeoff.html`` (+ .png when kaleido
+can draw it). Usage:
+
+    python scripts/sharpness_table.py [--runs runs] [--data ../shared/data/sst5/dev.txt] [--out docs/figures/sharpness]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from selfexplain.data import read_examples
+from selfexplain.figure_files import write_figures
+from selfexplain.pipeline import load_model
+from selfexplain.sharpness.measures import markdown_summary, summarise
+from selfexplain.sharpness.run import measure_examples
+
+
+def recipe(directory: Path) -> str:
+    config = json.loads((directory / "selfexplain.json").read_text())
+    if config["head"] != "span":
+        return f"{config['head']} pooling baseline"
+    return f"{config['normaliser']}, lambda {config['lambda_']:g}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=Path, default=Path("runs"))
+    parser.add_argument("--data", default="../shared/data/sst5/dev.txt")
+    parser.add_argument("--out", type=Path, default=Path("docs/figures/sharpness"))
+    parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("models", nargs="*", type=Path)
+    args = parser.parse_args()
+    folders = sorted(args.runs.glob("sweep-sst5-*/best")) + list(args.models)
+    summaries, rows = {}, []
+    for folder in folders:
+        model = load_model(folder)
+        name = folder.parent.name.removeprefix("sweep-sst5-") if folder.name == "best" else folder.name
+        examples = read_examples(args.data, label_names=model.config.label_names, split="validation")[: args.limit]
+        if model.config.head != "span":
+            from selfexplain.evaluation import predict_examples
+
+            result = predict_examples(model.model, model.tokenizer, examples, progress=False)
+            summary = {"examples": float(len(examples)), "accuracy": float(result.accuracy or 0.0)}
+        else:
+            summary = summarise(measure_examples(model, examples, progress=False))
+        summaries[name] = summary
+        rows.append({"run": name, "recipe": recipe(folder), **summary})
+        print(name, json.dumps(summary), flush=True)
+    args.out.mkdir(parents=True, exist_ok=True)
+    table = pd.DataFrame(rows)
+    table.to_csv(args.out / "sweep.csv", index=False)
+    (args.out / "sweep.md").write_text(markdown_summary(summaries), encoding="utf-8")
+    spans = table.dropna(subset=["max_alpha"]) if "max_alpha" in table else table.iloc[:0]
+    figure = go.Figure(
+        go.Scatter(
+            x=spans["top3_mass"], y=spans["accuracy"], text=spans["run"], mode="markers+text",
+            textposition="top center", marker={"size": 11},
+        )
+    )  # fmt: skip
+    for _, base in table[table["recipe"].str.contains("baseline")].iterrows():
+        figure.add_hline(y=base["accuracy"], line_dash="dot", annotation_text=f"{base['run']} baseline")
+    figure.update_layout(
+        title="Accuracy vs sharpness (SST-5 dev): alpha mass of the top 3 spans",
+        xaxis_title="alpha mass of the top 3 spans (higher = sharper)", yaxis_title="dev accuracy",
+        width=900, height=560,
+    )  # fmt: skip
+    written = write_figures(args.out, {"tradeoff": figure})
+    print(markdown_summary(summaries), written)
+
+
+if __name__ == "__main__":
+    main()
