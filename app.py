@@ -171,7 +171,7 @@ def render(explanation: Explanation) -> None:
         c3.segmented_control(
             "Grid level",
             LEVELS,
-            default="token",
+            default="word" if explanation.span_unit == "word" else "token",
             key="grid_level",
             help="merge wordpieces into words, or words into sentences (for long texts)",
         )
@@ -183,7 +183,9 @@ def render(explanation: Explanation) -> None:
     grid_col, attn_col = st.columns(2, gap="large")
     with grid_col:
         g1, g2 = st.columns(2)
-        log_colour = g1.toggle("Log colour", value=True, key="log_colour", help="alpha is often peaked")
+        log_colour = g1.toggle(
+            "Log colour", value=False, key="log_colour", help="a log scale shows the many small alphas too"
+        )
         groups = level_view(explanation, level)
         units = groups.word_of_token if groups is not None else np.arange(explanation.num_tokens)
         count = int(units[-1]) + 1 if len(units) else 1
@@ -216,6 +218,11 @@ def render(explanation: Explanation) -> None:
             key="grid",
             config=PLOT_CONFIG,
             theme=None,
+        )
+        st.caption(
+            "How to read it: each cell is one span of the input, from the word on its row to the word in its "
+            "column (so only the upper triangle exists). The colour is alpha, the weight the classifier gives "
+            "that span; the weights sum to 1 and the prediction is read from them. Click a cell to highlight it."
         )
     with attn_col:
         render_attention(explanation)
@@ -276,8 +283,13 @@ def attention_figure_for(explanation: Explanation):
     layer = int(st.session_state.get("attn_layer", explanation.attentions.shape[0] - 1))
     head = int(st.session_state.get("attn_head", 0))
     matrix = aggregate_attention(explanation.attentions, aggregate, layer, head)
-    where = {"head": f"layer {layer}, head {head}", "mean over heads": f"layer {layer}, mean over heads"}
-    title = f"Raw self-attention ({where.get(aggregate, aggregate)})"
+    titles = {  # layers and heads are numbered from 1 everywhere in the app
+        "head": f"Raw self-attention (layer {layer + 1}, head {head + 1})",
+        "mean over heads": f"Raw self-attention (layer {layer + 1}, mean over heads)",
+        "mean over layers": "Self-attention averaged over every layer and head",
+        "rollout": "Attention rollout through all layers (Abnar & Zuidema)",
+    }
+    title = titles.get(aggregate, f"Self-attention ({aggregate})")
     return attention_figure(matrix, explanation.attention_tokens, title)
 
 
@@ -297,9 +309,19 @@ def render_attention(explanation: Explanation) -> None:
     st.session_state.attn_layer = min(int(st.session_state.attn_layer), layers - 1)
     st.session_state.attn_head = min(int(st.session_state.attn_head), heads - 1)
     aggregate = a1.selectbox("Attention", AGGREGATES, key="attn_aggregate")
-    a2.selectbox("Layer", list(range(layers)), key="attn_layer", disabled=aggregate in ("mean over layers", "rollout"))
-    a3.selectbox("Head", list(range(heads)), key="attn_head", disabled=aggregate != "head")
+    a2.selectbox(
+        "Layer", list(range(layers)), key="attn_layer", format_func=lambda i: str(i + 1),
+        disabled=aggregate in ("mean over layers", "rollout"),
+    )  # fmt: skip
+    a3.selectbox(
+        "Head", list(range(heads)), key="attn_head", format_func=lambda i: str(i + 1), disabled=aggregate != "head"
+    )
     st.plotly_chart(attention_figure_for(explanation), key="attention", config=PLOT_CONFIG, theme=None)
+    st.caption(
+        "How to read it: a different kind of grid. Each row is a token inside the encoder (including [CLS] and "
+        "[SEP]) and each column a token it attends to; a row sums to 1. Attention mixes token vectors inside the "
+        "encoder; it is not a weight of a span, and the [CLS] row never reaches a self-explaining model's output."
+    )
 
 
 main()

@@ -134,6 +134,15 @@ def test_model_view_tiles_every_head() -> None:
     assert tiles.shape == (2 * 5, 3 * 5)
     np.testing.assert_allclose(tiles[5:9, 10:14], maps[1, 2])
     assert {tuple(c) for c in fig.data[1].customdata} == {(ly, h) for ly in range(2) for h in range(3)}
+    assert list(fig.layout.yaxis.ticktext) == ["L1", "L2"]  # numbered from 1, as everywhere in the app
+
+
+def test_model_view_size_does_not_grow_with_the_input() -> None:
+    """A 510-token input used to tile into a 3078 x 6156 heatmap (over Streamlit's message limit)."""
+    maps = np.random.default_rng(2).random((6, 12, 510, 510)).astype(np.float32)
+    tiles = np.array(model_view_figure(maps).data[0].z, dtype=float)
+    assert tiles.shape == (6 * 33, 12 * 33)  # 510 positions in blocks of 16: 32 cells + a gap
+    np.testing.assert_allclose(tiles[0, 0], maps[0, 0, :16, :16].mean(), rtol=1e-5)
 
 
 def test_span_table_columns_and_order() -> None:
