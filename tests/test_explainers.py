@@ -20,12 +20,15 @@ def test_registry_names_and_unknown_name() -> None:
         "alpha",
         "attention_cls",
         "attention_mean",
+        "attention_rows",
         "rollout",
+        "rollout_rows",
         "gradient",
         "grad_x_input",
         "integrated_gradients",
         "loo",
         "random",
+        "position_prior",
     ]
     with pytest.raises(InvalidInputError, match="unknown explainer"):
         get_explainer("shap")
@@ -110,3 +113,20 @@ def test_leave_one_out_is_the_probability_drop(tiny_explainer) -> None:
     target = instance.target
     without_plot = tiny_explainer.explain("good bad acting", attentions=False).probabilities[target]
     assert scores[1] == pytest.approx(instance.probabilities[target] - without_plot, abs=1e-5)
+
+
+def test_attention_rows_and_position_prior(tiny_explainer) -> None:
+    """The row-based attention scores average the real tokens' rows of the read layer; the prior is
+    (t + 1)(T - t) per text."""
+    from selfexplain.explainers.attention_cls import attention_maps
+
+    instance = prepare(tiny_explainer, "a quiet and moving film")
+    maps = attention_maps(instance)
+    rows = get_explainer("attention_rows").attribute(tiny_explainer, instance)
+    expected = maps[-1].mean(axis=0)[instance.positions][:, instance.positions].mean(axis=0)
+    np.testing.assert_allclose(rows, expected, rtol=1e-6)
+    rolled = get_explainer("rollout_rows").attribute(tiny_explainer, instance)
+    assert rolled.shape == (instance.num_tokens,) and (rolled > 0).all()
+    count = instance.num_tokens
+    prior = get_explainer("position_prior").attribute(tiny_explainer, instance)
+    np.testing.assert_array_equal(prior, [(t + 1) * (count - t) for t in range(count)])
