@@ -254,7 +254,9 @@ def model_view_figure(attentions: np.ndarray) -> go.Figure:
         ]
     )
     fig.update_xaxes(
-        tickmode="array", tickvals=[h * cell + size / 2 for h in range(heads)], ticktext=[f"h{h + 1}" for h in range(heads)]
+        tickmode="array",
+        tickvals=[h * cell + size / 2 for h in range(heads)],
+        ticktext=[f"h{h + 1}" for h in range(heads)],
     )
     fig.update_yaxes(
         autorange="reversed",
