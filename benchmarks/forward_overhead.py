@@ -56,11 +56,17 @@ def main() -> None:
 
         def full(ids=ids, attention=attention, token_mask=token_mask, segments=segments) -> object:
             model.set_fused(False)
-            return model(input_ids=ids, attention_mask=attention, token_mask=token_mask, segment_ids=segments)
+            return model(
+                input_ids=ids, attention_mask=attention, token_mask=token_mask, segment_ids=segments,
+                word_start=token_mask, word_end=token_mask,  # every token a word: the most spans
+            )  # fmt: skip
 
         def fused(ids=ids, attention=attention, token_mask=token_mask, segments=segments) -> object:
             model.set_fused(True)
-            return model(input_ids=ids, attention_mask=attention, token_mask=token_mask, segment_ids=segments)
+            return model(
+                input_ids=ids, attention_mask=attention, token_mask=token_mask, segment_ids=segments,
+                word_start=token_mask, word_end=token_mask,  # every token a word: the most spans
+            )  # fmt: skip
 
         runs = {"encoder": encoder_only, "full": full, "fused": fused}
         with torch.inference_mode():

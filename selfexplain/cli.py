@@ -21,6 +21,7 @@ from selfexplain.malloc_tuning import fix_mmap_threshold
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="selfexplain", description="Self-explaining text classifiers.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
 
     train = commands.add_parser("train", help="train a model (resumes if OUT holds an interrupted run)")
@@ -94,7 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_fused_option(evaluate)
 
     explain = commands.add_parser("explain", help="explain one input")
-    explain.add_argument("text")
+    explain.add_argument("text", nargs="?", default=None, help="the text; - reads it from standard input")
+    explain.add_argument("--file", type=Path, default=None, help="read the text from this UTF-8 file")
     explain.add_argument("--pair", default=None, help="second text (hypothesis) for pair models")
     explain.add_argument("--model", default=None, help="shipped model name or model folder")
     explain.add_argument("--top-k", type=int, default=10, help="spans to list; 0 lists every valid span")
@@ -212,10 +214,21 @@ def run_eval(args: argparse.Namespace) -> int:
 
 
 def run_explain(args: argparse.Namespace) -> int:
+    from selfexplain.errors import InvalidInputError
     from selfexplain.pipeline import load_model
 
+    if (args.text is None) == (args.file is None):
+        raise InvalidInputError("give the text to explain, - for standard input, or --file PATH (one of them)")
+    if args.top_k < 0:
+        raise InvalidInputError("--top-k must be 0 (every span) or more")
+    if args.file is not None:
+        text = read_utf8(args.file.read_bytes(), str(args.file))
+    elif args.text == "-":
+        text = read_utf8(sys.stdin.buffer.read(), "standard input")
+    else:
+        text = args.text
     explainer = load_model(args.model)
-    explanation = explainer.explain(args.text, pair=args.pair, attentions=args.attentions)
+    explanation = explainer.explain(text, pair=args.pair, attentions=args.attentions)
     top_k = None if args.top_k == 0 else args.top_k
     if args.json:
         print(json.dumps(explanation.to_dict(top_k=top_k, attentions=args.attentions)))
@@ -225,6 +238,25 @@ def run_explain(args: argparse.Namespace) -> int:
     for rank, span in enumerate(explanation.top_spans(top_k), start=1):
         print(f"{rank:>3}. {span.alpha:.4f}  {span.text}")
     return 0
+
+
+def package_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("selfexplain")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+def read_utf8(data: bytes, where: str) -> str:
+    """Text from UTF-8 bytes (a BOM is dropped); a clear error otherwise."""
+    from selfexplain.errors import InvalidInputError
+
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise InvalidInputError(f"{where} is not UTF-8 text (byte {err.start})") from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:

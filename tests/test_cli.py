@@ -115,3 +115,33 @@ def test_help_loads_no_torch() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_explain_reads_standard_input_and_files(tiny_model_dir, tmp_path, monkeypatch, capsys) -> None:
+    import io
+    import json as json_module
+
+    from selfexplain.cli import main
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO("\ufeffA dull film.\x00 Truly.".encode())))
+    assert main(["explain", "-", "--model", str(tiny_model_dir), "--json"]) == 0
+    assert json_module.loads(capsys.readouterr().out)["text"] == "A dull film.\x00 Truly."
+    source = tmp_path / "review.txt"
+    source.write_text("A bright, warm film.", encoding="utf-8")
+    assert main(["explain", "--file", str(source), "--model", str(tiny_model_dir), "--json"]) == 0
+    assert json_module.loads(capsys.readouterr().out)["text"] == "A bright, warm film."
+    source.write_bytes(b"\xff\xfe not utf-8")
+    assert main(["explain", "--file", str(source), "--model", str(tiny_model_dir)]) == 2
+    assert "not UTF-8" in capsys.readouterr().err
+    assert main(["explain", "--model", str(tiny_model_dir)]) == 2
+    assert main(["explain", "x", "--top-k", "-1", "--model", str(tiny_model_dir)]) == 2
+
+
+def test_version(capsys) -> None:
+    import pytest as pytest_module
+
+    from selfexplain.cli import main
+
+    with pytest_module.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0 and capsys.readouterr().out.startswith("selfexplain ")
