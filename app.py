@@ -27,7 +27,7 @@ from selfexplain.figures import (
     span_grid_figure,
     span_table,
 )
-from selfexplain.highlight import highlight_html
+from selfexplain.highlight import escape_text, highlight_html
 from selfexplain.pipeline import MAX_INPUT_CHARS
 from selfexplain.report import report_html
 from selfexplain.words import LEVELS, group_span_at, level_view
@@ -145,7 +145,7 @@ def main() -> None:
     if truncated:
         st.warning(
             f"The pair is longer than the model's {explainer.max_tokens} tokens; only the first part of each text "
-            f"is explained (premise up to “…{text_in[-40:]}”)."
+            f"is explained (premise up to “…{escape_text(text_in[-40:])}”)."
         )
     explanation = cached_explanation(st.session_state.model_directory, text_in, pair_in)
     if explanation.windows is not None:

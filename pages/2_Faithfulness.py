@@ -8,13 +8,12 @@ uploaded file, or open a results folder written by ``selfexplain faithfulness``.
 from __future__ import annotations
 
 import json
-import tempfile
 from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
-from pages import ASSETS, model_picker
+from pages import ASSETS, model_picker, read_uploaded
 from selfexplain.data import Example, read_examples
 from selfexplain.errors import USER_ERRORS
 from selfexplain.explainers import EXPLAINERS
@@ -42,10 +41,7 @@ def choose_examples(pair: bool, label_names: list[str]) -> list[Example]:
         upload = st.file_uploader("SST lines, CSV, TSV or JSONL", type=["txt", "csv", "tsv", "jsonl"], key="upload")
         if upload is None:
             return []
-        with tempfile.NamedTemporaryFile(suffix=Path(upload.name).suffix) as handle:
-            handle.write(upload.getvalue())
-            handle.flush()
-            examples = read_examples(handle.name, label_names=label_names, split="test")
+        examples = read_uploaded(upload.getvalue(), Path(upload.name).suffix, label_names)
     else:
         if pair:
             st.info("The built-in sample holds single sentences; upload a pair file for this model.")

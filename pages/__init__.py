@@ -6,7 +6,6 @@ widgets, call the library, render.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import tempfile
 from collections.abc import Callable
@@ -18,6 +17,7 @@ import streamlit as st
 from selfexplain.data import Example, read_examples
 from selfexplain.errors import USER_ERRORS
 from selfexplain.explanation import Explanation
+from selfexplain.highlight import escape_text
 from selfexplain.malloc_tuning import fix_mmap_threshold
 from selfexplain.pipeline import DEFAULT_MODEL, SelfExplainer, available_models, load_model, resolve_model
 
@@ -41,11 +41,18 @@ def cached_explanation(directory: str, text: str, pair: str | None) -> Explanati
     return cached_explainer(directory).explain(text, pair=pair, attentions=True)
 
 
+def read_uploaded(data: bytes, suffix: str, label_names: list[str], split: str = "test") -> list[Example]:
+    """Examples from uploaded bytes (SST lines, CSV, TSV or JSONL). The bytes go to a fresh private
+    folder (0700, unpredictable name, removed afterwards): never a guessable path in a shared /tmp."""
+    with tempfile.TemporaryDirectory(prefix="selfexplain-upload-") as folder:
+        path = Path(folder) / f"upload{suffix if suffix in ('.txt', '.csv', '.tsv', '.jsonl') else '.txt'}"
+        path.write_bytes(data)
+        return read_examples(path, label_names=label_names, split=split)
+
+
 def upload_examples(directory: str, data: bytes, suffix: str, limit: int) -> list[Example]:
     """Labelled examples from uploaded bytes (SST lines, CSV, TSV or JSONL), at most ``limit``."""
-    path = Path(tempfile.gettempdir()) / f"selfexplain-upload-{hashlib.sha1(data).hexdigest()}{suffix}"
-    path.write_bytes(data)
-    return read_examples(path, label_names=cached_explainer(directory).config.label_names)[:limit]
+    return read_uploaded(data, suffix, list(cached_explainer(directory).config.label_names))[:limit]
 
 
 @st.cache_resource
@@ -94,12 +101,12 @@ def model_picker() -> SelfExplainer | None:
             directory = resolve_model(target)
             explainer = cached_explainer(str(directory))
         except USER_ERRORS as err:
-            st.error(f"Cannot load this model: {err}")
+            st.error(f"Cannot load this model: {escape_text(str(err))}")
             return None
         config = explainer.config
         accuracy = config.metrics.get("test_accuracy")
-        st.caption(f"**{explainer.name}** · encoder `{Path(config.encoder).name}`")
-        st.caption("Labels: " + ", ".join(config.label_names))
+        st.caption(f"**{escape_text(explainer.name)}** · encoder {escape_text(Path(config.encoder).name)}")
+        st.caption("Labels: " + escape_text(", ".join(config.label_names)))
         if accuracy is not None:
             st.caption(f"Test accuracy: {accuracy:.1%}")
         st.caption("Input: a premise and a hypothesis" if config.pair else "Input: one text")

@@ -143,3 +143,13 @@ def test_reruns_of_a_long_text_build_no_download(models_dir: Path, monkeypatch: 
     at.toggle(key="overlapping").set_value(True).run()
     assert not at.exception
     assert calls == []
+
+
+def test_a_typed_model_path_is_not_rendered_as_markdown(tmp_path: Path) -> None:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    at.selectbox(key="model_choice").set_value("Other folder…").run()
+    at.text_input(key="model_path").input("**bold** ![x](http://127.0.0.1:9/x.png)").run()
+    assert at.error
+    message = at.error[0].value
+    assert "![x](" not in message and "**bold**" not in message  # escaped: shown as typed, nothing fetched
