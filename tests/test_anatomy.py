@@ -244,3 +244,12 @@ def test_shuffled_training_examples_keep_words_and_labels() -> None:
             assert sorted(shuffled.pair.split()) == sorted(original.pair.split())
     assert once[0].text != rows[0].text
     assert shuffled_examples(rows, seed=6) != once
+
+
+def test_separator_gradients_leave_the_shared_model_untouched(tiny_explainer) -> None:
+    """The app shares one model between sessions: the gradient statistics must write no parameter .grad."""
+    for parameter in tiny_explainer.model.parameters():
+        parameter.grad = None
+    result = attention_anatomy(tiny_explainer, SENTENCES, batch_size=2, head_sentences=2, progress=False)
+    assert result.sep_gradient is not None and np.isfinite(result.sep_gradient).all()
+    assert all(p.grad is None for p in tiny_explainer.model.parameters())

@@ -100,18 +100,20 @@ def attention_anatomy(
         pairs = [e.pair or "" for e in chunk] if explainer.config.pair else None
         batch = encode(tokenizer, texts, pairs, explainer.max_tokens, truncate=True)
         inputs = batch.model_inputs(device)
-        with torch.set_grad_enabled(gradients):
+        map_grads: tuple[torch.Tensor, ...] = ()
+        # the model is shared (app sessions): hold its lock, and take gradients of the attention maps
+        # only (torch.autograd.grad), so no parameter's .grad is ever written
+        with explainer.lock, torch.set_grad_enabled(gradients):
             out = model(**inputs, output_attentions=True)
             maps = out.attentions
             assert maps is not None
             if gradients:
-                for layer in maps:
-                    layer.retain_grad()
                 gold = [e.label for e in chunk]
                 labels = out.logits.argmax(dim=-1).detach()
                 if all(g is not None for g in gold):
                     labels = torch.tensor(gold, device=device)
-                F.cross_entropy(out.logits, labels, reduction="sum").backward()
+                loss = F.cross_entropy(out.logits, labels, reduction="sum")
+                map_grads = torch.autograd.grad(loss, tuple(maps))
         roles = roles_from_batch(
             inputs["input_ids"], inputs["attention_mask"], inputs["token_mask"], inputs["segment_ids"], punct
         )
@@ -119,10 +121,9 @@ def attention_anatomy(
         cpu_roles = type(roles)(*(t.cpu() for t in (roles.valid, roles.sep, roles.punct, roles.real, roles.segment)))
         acc.add(stacked, cpu_roles)
         if gradients:
-            part = sep_gradient_sums(tuple(maps), roles.sep, roles.valid).cpu()
+            part = sep_gradient_sums(map_grads, roles.sep, roles.valid).cpu()
             grad_sum = part if grad_sum is None else grad_sum + part
             grad_count += float((roles.valid.sum(1) * roles.sep.sum(1)).sum())
-            model.zero_grad(set_to_none=True)
         if seen < head_sentences:
             take = min(len(chunk), head_sentences - seen)
             part_d, queries = head_distance_sums(stacked[:, :take], cpu_roles.valid[:take])

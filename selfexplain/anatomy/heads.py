@@ -51,12 +51,12 @@ def mds_embedding(distance: np.ndarray, seed: int = 0) -> np.ndarray:
     return mds.fit_transform(matrix)
 
 
-def sep_gradient_sums(attn: tuple[torch.Tensor, ...], sep: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
-    """``[L, H]`` sums of ``|grad|`` on attention to separators, after ``loss.backward()``.
+def sep_gradient_sums(grads: tuple[torch.Tensor, ...], sep: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
+    """``[L, H]`` sums of ``|grad|`` on attention to separators.
 
-    ``attn``: per layer ``[B, H, N, N]`` tensors that had ``retain_grad()``; ``sep`` and
-    ``valid`` ``[B, N]``. Divide by (valid queries x separators) for the mean.
+    ``grads``: per layer ``[B, H, N, N]`` gradients of the loss wrt the attention maps; ``sep``
+    and ``valid`` ``[B, N]``. Divide by (valid queries x separators) for the mean.
     """
-    grads = torch.stack([a.grad for a in attn]).abs().double()  # [L, B, H, N, N]
+    grads = torch.stack(grads).abs().double()  # [L, B, H, N, N]
     pairs = valid.double()[:, :, None] * sep.double()[:, None, :]  # [B, N, N]
     return torch.einsum("lbhij,bij->lh", grads, pairs)
