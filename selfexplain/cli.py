@@ -231,7 +231,13 @@ def run_explain(args: argparse.Namespace) -> int:
     explanation = explainer.explain(text, pair=args.pair, attentions=args.attentions)
     top_k = None if args.top_k == 0 else args.top_k
     if args.json:
-        print(json.dumps(explanation.to_dict(top_k=top_k, attentions=args.attentions)))
+        data = explanation.to_dict(top_k=top_k, attentions=args.attentions)
+        if explanation.windows is None:  # the certificate needs the input in one encoder window
+            from selfexplain.flip import flip_certificate
+
+            certificate = flip_certificate(explainer, text, args.pair)
+            data["flip"] = certificate.to_dict() if certificate is not None else None
+        print(json.dumps(data))
         return 0
     probs = ", ".join(f"{n} {p:.3f}" for n, p in zip(explanation.label_names, explanation.probabilities))
     print(f"{explanation.label}  ({probs})")

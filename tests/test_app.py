@@ -153,3 +153,12 @@ def test_a_typed_model_path_is_not_rendered_as_markdown(tmp_path: Path) -> None:
     assert at.error
     message = at.error[0].value
     assert "![x](" not in message and "**bold**" not in message  # escaped: shown as typed, nothing fetched
+
+
+def test_flip_certificate_on_request(models_dir: Path) -> None:
+    at = open_model(models_dir, "tiny-sst")
+    at.text_area(key="text").input("A dull, lifeless and overlong film with one bright moment.").run()
+    at.button(key="flip_button").click().run()
+    assert not at.exception
+    shown = [m.label for m in at.metric] + [i.value for i in at.info]
+    assert "Alpha without them (exact)" in shown or any("No set of the top 20" in str(v) for v in shown)
