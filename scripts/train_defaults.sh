@@ -8,7 +8,7 @@
 set -euo pipefail
 DATA=${1:-../shared/data}
 RUNS=${2:-runs}
-RECIPE="--span-unit word --normaliser softmax --lambda 1"
+RECIPE="--span-unit word --normaliser sparsemax --lambda 1 --anneal-temperature 10"
 mkdir -p "$RUNS"
 SST5_LABELS="very negative,negative,neutral,positive,very positive"
 NLI_LABELS="entailment,neutral,contradiction"
