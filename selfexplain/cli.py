@@ -132,8 +132,11 @@ def _label_names(text: str | None) -> list[str] | None:
 
 def run_train(args: argparse.Namespace) -> int:
     from selfexplain.config import ModelConfig
+    from selfexplain.errors import InvalidInputError
     from selfexplain.training import TrainOptions, train
 
+    if not args.anneal_temperature > 0:
+        raise InvalidInputError("--anneal-temperature must be above 0 (1 switches annealing off)")
     names = _label_names(args.labels)
     train_examples = read_model_examples(
         args, args.train, names, split="train", phrases=args.phrases, min_phrase_words=args.min_phrase_words

@@ -66,3 +66,33 @@ def test_windowed_training_reads_long_texts_whole(tiny_encoder: Path, tmp_path: 
         explainer.model, explainer.tokenizer, chunk, TrainOptions(max_length=32), torch.device("cpu")
     )
     assert not torch.isclose(loss, truncated)
+
+
+def test_temperature_anneals_geometrically_to_one() -> None:
+    from selfexplain.training import annealed_temperature
+
+    assert annealed_temperature(0, 100, 10.0) == 10.0
+    assert abs(annealed_temperature(25, 100, 10.0) - 10**0.5) < 1e-9
+    assert annealed_temperature(50, 100, 10.0) == 1.0 and annealed_temperature(99, 100, 10.0) == 1.0
+    assert annealed_temperature(10, 100, 1.0) == 1.0
+
+
+def test_sparse_word_level_training_runs_and_saves_at_temperature_one(tiny_encoder, tmp_path) -> None:
+    """One epoch of the shipped recipe on a tiny model: the saved model has sparse alpha, word spans and
+    inference temperature 1."""
+    from selfexplain.cli import main
+    from selfexplain.pipeline import load_model
+
+    data = tmp_path / "train.txt"
+    data.write_text(
+        "".join(f"{i % 2} {'a dull film' if i % 2 == 0 else 'a bright warm film'} {i}\n" for i in range(24))
+    )
+    args = ["train", "--encoder", str(tiny_encoder), "--train", str(data), "--dev", str(data), "--labels", "neg,pos"]
+    args += ["--out", str(tmp_path / "run"), "--epochs", "1", "--batch-size", "8", "--no-progress"]
+    assert main([*args, "--normaliser", "sparsemax", "--anneal-temperature", "10"]) == 0
+    model = load_model(tmp_path / "run" / "best", fused=False)
+    assert model.config.span_unit == "word" and model.config.normaliser == "sparsemax"
+    assert model.model.span_layer.temperature == 1.0
+    explanation = model.explain("a bright and warm film")
+    assert abs(float(explanation.alpha.sum()) - 1) < 1e-5 and (explanation.alpha[explanation.span_mask] == 0).any()
+    assert main([*args, "--anneal-temperature", "0"]) == 2
