@@ -45,6 +45,67 @@ def init_inputs() -> None:
             st.session_state[f"_url_{key}"] = in_url
 
 
+# view state kept in the share link: URL parameter -> (session key, parse); parse raises ValueError on junk
+VIEW_PARAMS: dict[str, tuple[str, object]] = {
+    "k": ("top_k", lambda v: min(20, max(1, int(v)))),
+    "overlap": ("overlapping", lambda v: v == "1"),
+    "level": ("grid_level", lambda v: v if v in LEVELS else "token"),
+    "attention": ("attn_aggregate", lambda v: v if v in AGGREGATES else "mean over heads"),
+    "layer": ("attn_layer", lambda v: max(0, int(v) - 1)),  # 1-based in the link, as on screen
+    "head": ("attn_head", lambda v: max(0, int(v) - 1)),
+}
+
+
+def init_view() -> None:
+    """On a fresh session, take the view (span count, grid level, attention mode, layer, head, the
+    selected span) from the share link; junk values are ignored."""
+    for param, (key, parse) in VIEW_PARAMS.items():
+        value = st.query_params.get(param)
+        if value is not None and key not in st.session_state:
+            try:
+                st.session_state[key] = parse(value)  # type: ignore[operator]
+            except ValueError:
+                pass
+    if "_view_loaded" not in st.session_state:  # the linked span is read once, on the session's first run
+        st.session_state._view_loaded = True
+        st.session_state._url_span = st.query_params.get("span")
+
+
+def write_view(explanation: Explanation) -> None:
+    """Put the current view into the URL so a copied link reopens exactly this view."""
+    state = st.session_state
+    values = {
+        "k": str(state.get("top_k", 5)),
+        "overlap": "1" if state.get("overlapping") else "0",
+        "level": str(state.get("grid_level") or "token"),
+        "attention": str(state.get("attn_aggregate", "mean over heads")),
+        "layer": str(int(state.get("attn_layer", 0)) + 1),
+        "head": str(int(state.get("attn_head", 0)) + 1),
+    }
+    selection = selected_span(explanation)
+    if selection is not None:
+        values["span"] = f"{selection.start_token}-{selection.end_token}"
+    elif "span" in st.query_params:
+        del st.query_params["span"]
+    for name, value in values.items():
+        if st.query_params.get(name) != value:
+            st.query_params[name] = value
+
+
+def apply_linked_span(explanation: Explanation) -> None:
+    """Select the span named in the share link (``span=START-END``, token indices), once."""
+    link = st.session_state.pop("_url_span", None)
+    if not link or st.session_state.get("selected_span"):
+        return
+    try:
+        start, end = (int(part) for part in str(link).split("-"))
+    except ValueError:
+        return
+    span = explanation.span_at(start, end)
+    if span is not None:
+        remember(explanation, span)
+
+
 def use_example() -> None:
     example = st.session_state.get("example_choice")
     for item in st.session_state.get("examples", []):
@@ -111,6 +172,7 @@ def main() -> None:
         return
     pair_model = explainer.config.pair
     init_inputs()
+    init_view()
     examples = examples_for(explainer.name)
     st.session_state.examples = examples
     if examples:
@@ -154,7 +216,9 @@ def main() -> None:
             f"({explainer.max_tokens}); it was read in {len(explanation.windows)} overlapping windows with one alpha "
             "over the spans of all of them."
         )
+    apply_linked_span(explanation)
     render(explanation)
+    write_view(explanation)
 
 
 def render(explanation: Explanation) -> None:
@@ -165,13 +229,15 @@ def render(explanation: Explanation) -> None:
 
     st.subheader("What the model relied on")
     c1, c2, c3 = st.columns([2, 2, 3])
-    k = c1.slider("Spans to show", 1, 20, 5, key="top_k")
-    overlapping = c2.toggle("Allow overlapping spans", value=False, key="overlapping")
+    st.session_state.setdefault("top_k", 5)
+    st.session_state.setdefault("overlapping", False)
+    st.session_state.setdefault("grid_level", "word" if explanation.span_unit == "word" else "token")
+    k = c1.slider("Spans to show", 1, 20, key="top_k")
+    overlapping = c2.toggle("Allow overlapping spans", key="overlapping")
     level = (
         c3.segmented_control(
             "Grid level",
             LEVELS,
-            default="word" if explanation.span_unit == "word" else "token",
             key="grid_level",
             help="merge wordpieces into words, or words into sentences (for long texts)",
         )

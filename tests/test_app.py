@@ -162,3 +162,22 @@ def test_flip_certificate_on_request(models_dir: Path) -> None:
     assert not at.exception
     shown = [m.label for m in at.metric] + [i.value for i in at.info]
     assert "Alpha without them (exact)" in shown or any("No set of the top 20" in str(v) for v in shown)
+
+
+def test_the_share_link_keeps_the_whole_view(models_dir: Path) -> None:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update(
+        {"text": "The visuals are gorgeous, but the story is thin.", "k": "7", "level": "token", "overlap": "1",
+         "attention": "head", "layer": "2", "head": "2", "span": "1-2"}
+    )  # fmt: skip
+    at.run()
+    at.selectbox(key="model_choice").set_value("Other folder…").run()
+    at.text_input(key="model_path").input(str(models_dir / "tiny-sst")).run()
+    assert not at.exception
+    assert at.slider(key="top_k").value == 7 and at.toggle(key="overlapping").value is True
+    assert at.segmented_control(key="grid_level").value == "token"
+    assert at.selectbox(key="attn_aggregate").value == "head" and at.selectbox(key="attn_layer").value == 1
+    assert any(c.value.startswith("Selected: rank") for c in at.caption)
+    assert any("layer 2, head 2" in t for t in charts(at))
+    at.slider(key="top_k").set_value(3).run()
+    assert at.query_params["k"] in ("3", ["3"]) and at.query_params["span"] in ("1-2", ["1-2"])
