@@ -62,14 +62,14 @@ try:
                 "SST lines, CSV, TSV or JSONL", type=["txt", "csv", "tsv", "jsonl"], key="anat_upload"
             )
             data, suffix = (upload.getvalue(), Path(upload.name).suffix) if upload else (b"", "")
-        if data and st.toggle("Run", key="anat_run", value=source != "Upload a file"):
+        if data and st.toggle("Run", key="anat_run", value=False, help="computes over the corpus: switch on to run"):
             result = compute(directory, data, suffix, limit, gradients, seed)
 except USER_ERRORS as err:
     st.error(str(err))
 except (OSError, ValueError, KeyError) as err:
     st.error(f"Cannot read these results: {err}")
 if result is None:
-    st.info("Choose a corpus to compute the statistics.")
+    st.info("Choose a corpus, then switch on Run to compute the statistics.")
     st.stop()
 
 layers, heads = result.shape

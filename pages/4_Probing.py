@@ -49,8 +49,8 @@ if source == "Upload a file":
         "Labelled SST lines, CSV, TSV or JSONL", type=["txt", "csv", "tsv", "jsonl"], key="probe_upload"
     )
     data, suffix = (upload.getvalue(), Path(upload.name).suffix) if upload else (b"", "")
-if not data or not st.toggle("Run", key="probe_run", value=source != "Upload a file"):
-    st.info("Choose a corpus to train the probes.")
+if not data or not st.toggle("Run", key="probe_run", value=False, help="trains the probes: switch on to run"):
+    st.info("Choose a corpus, then switch on Run to train the probes.")
     st.stop()
 try:
     table = compute(st.session_state.model_directory, data, suffix, limit, seed, max_position)

@@ -20,6 +20,8 @@ def test_attention_anatomy_page(tiny_model_dir: Path) -> None:
     at = open_page(PAGES / "3_Attention_anatomy.py", tiny_model_dir)
     at.slider(key="anat_limit").set_value(20).run()
     assert not at.exception and not at.error
+    assert not titles(at) and any("switch on Run" in i.value for i in at.info)  # nothing computed on landing
+    at.toggle(key="anat_run").set_value(True).run()
     shown = titles(at)
     assert "Attention to [CLS]" in shown and "No-op test: attention to [SEP] and its gradient" in shown
     assert any(t.startswith("Heads by behaviour") for t in shown)
@@ -32,6 +34,8 @@ def test_attention_anatomy_page(tiny_model_dir: Path) -> None:
 def test_probing_page(tiny_model_dir: Path) -> None:
     at = open_page(PAGES / "4_Probing.py", tiny_model_dir)
     assert not at.exception and not at.error
+    assert not titles(at) and any("switch on Run" in i.value for i in at.info)  # nothing computed on landing
+    at.toggle(key="probe_run").set_value(True).run()
     assert "Linear probe accuracy by layer" in titles(at)
     frame = at.dataframe[0].value
     assert set(frame["task"]) == {"label", "position", "top_span"} and len(frame) == 9
