@@ -9,11 +9,12 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages import OTHER_FOLDER, model_picker
+from pages import OTHER_FOLDER, model_picker, sample_csv
 from selfexplain.batch.explore import records_frame
 from selfexplain.batch.export import report_html, to_csv, to_jsonl
 from selfexplain.batch.reader import BatchInputError, RowReader, check_size
 from selfexplain.batch.runner import BatchOptions, check_columns, explain_rows
+from selfexplain.highlight import escape_text
 from selfexplain.pipeline import SelfExplainer
 
 st.set_page_config(page_title="selfexplain · Batch", page_icon=":mag:", layout="wide")
@@ -141,7 +142,21 @@ def main() -> None:
         return
     upload = st.file_uploader("Data file", type=["csv", "tsv", "jsonl", "json", "txt"], key="batch_file")
     if upload is None:
-        st.info("Upload a file to start. The Explorer page then summarises the results.")
+        job = st.session_state.get("batch_job")
+        if job and not job["running"] and st.session_state.get("batch_model_name") == explainer.name:
+            # the uploader forgets its file when the user visits another page; the results are kept
+            st.info(f"Results of {escape_text(job.get('file_name', 'the last file'))}, kept from your last run. "
+                    "Upload a file to explain another one.")  # fmt: skip
+            results(explainer, job)
+            return
+        st.info("Upload a file to start, or try the sample file below. The Explorer page then summarises the results.")
+        st.download_button(
+            "Sample file (CSV: 40 short reviews with text and label columns)",
+            sample_csv(),
+            "selfexplain-sample-reviews.csv",
+            "text/csv",
+            key="batch_sample",
+        )
         return
     try:
         check_size(upload.name, upload.size, MAX_UPLOAD_BYTES)
@@ -170,6 +185,7 @@ def main() -> None:
             "running": True,
             "attention": attention,
             "top_k": int(kept) or None,
+            "file_name": upload.name,
         }
         job.update(labelled=reader.label_column is not None, pair=reader.pair_column is not None)
         st.session_state.batch_job = job

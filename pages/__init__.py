@@ -50,6 +50,20 @@ def read_uploaded(data: bytes, suffix: str, label_names: list[str], split: str =
         return read_examples(path, label_names=label_names, split=split)
 
 
+SST5_NAMES = ("very negative", "negative", "neutral", "positive", "very positive")
+
+
+def sample_csv() -> str:
+    """The held-out reviews of assets/heldout/reviews.txt as a CSV with ``text`` and ``label`` columns
+    (the Batch page's sample file)."""
+    import pandas as pd
+
+    lines = (ASSETS / "heldout" / "reviews.txt").read_text(encoding="utf-8").splitlines()
+    rows = [line.split(" ", 1) for line in lines if line.strip()]
+    frame = pd.DataFrame({"text": [t for _, t in rows], "label": [SST5_NAMES[int(n)] for n, _ in rows]})
+    return frame.to_csv(index=False)
+
+
 def upload_examples(directory: str, data: bytes, suffix: str, limit: int) -> list[Example]:
     """Labelled examples from uploaded bytes (SST lines, CSV, TSV or JSONL), at most ``limit``."""
     return read_uploaded(data, suffix, list(cached_explainer(directory).config.label_names))[:limit]

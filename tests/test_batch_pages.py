@@ -39,6 +39,20 @@ def test_batch_page_upload_run_filter(tiny_model_dir: Path) -> None:
     assert len(at.dataframe[1].value) == wrong
     assert len(at.get("download_button")) == 3  # CSV, JSONL, HTML report
     assert not at.exception
+    # visiting another page clears the uploader; the results stay
+    at.file_uploader(key="batch_file").set_value(None).run()
+    assert not at.exception and any("kept from your last run" in i.value for i in at.info)
+    assert list(at.dataframe[-1].value["row"]) == [1, 3, 4] or len(at.dataframe) >= 1
+
+
+def test_batch_page_offers_a_sample_file(tiny_model_dir: Path) -> None:
+    at = open_page(BATCH, tiny_model_dir)
+    assert not at.exception
+    assert len(at.get("download_button")) == 1
+    from pages import sample_csv
+
+    csv = sample_csv()
+    assert csv.startswith("text,label\n") and csv.count("\n") == 41
 
 
 def test_batch_page_explains_bad_files(tiny_model_dir: Path) -> None:
