@@ -59,7 +59,9 @@ def read_table(
     label_names: Sequence[str] | None = None,
 ) -> list[Example]:
     """CSV, TSV (by extension) or JSONL rows with named text/pair/label columns."""
-    rows = _jsonl_rows(path) if path.suffix.lower() in (".jsonl", ".json") else _csv_rows(path)
+    rows = list(_jsonl_rows(path) if path.suffix.lower() in (".jsonl", ".json") else _csv_rows(path))
+    if rows:
+        text_column, pair_column, label_column = guess_columns(set(rows[0][1]), text_column, pair_column, label_column)
     examples = []
     for number, row in rows:
         where = f"{path}:{number}"
@@ -75,6 +77,28 @@ def read_table(
         label = _label_index(row[label_column], label_names, where) if label_column else None
         examples.append(Example(text=text, pair=pair, label=label))
     return examples
+
+
+TEXT_COLUMNS = ("text", "sentence", "review", "content")
+PAIR_COLUMNS = (("premise", "hypothesis"), ("sentence1", "sentence2"), ("text_a", "text_b"), ("question", "context"))
+LABEL_COLUMNS = ("label", "gold", "y")
+
+
+def guess_columns(
+    header: set[str], text_column: str, pair_column: str | None, label_column: str | None
+) -> tuple[str, str | None, str | None]:
+    """Columns by their usual names when the defaults (``text``, no pair, ``label``) are not in the file:
+    a pair from premise/hypothesis, sentence1/sentence2, text_a/text_b or question/context; a text
+    from text/sentence/review/content; a label from label/gold/y. Named columns that exist win."""
+    if text_column not in header and text_column == "text":
+        pairs = [p for p in PAIR_COLUMNS if set(p) <= header] if pair_column is None else []
+        if pairs:
+            text_column, pair_column = pairs[0]
+        else:
+            text_column = next((name for name in TEXT_COLUMNS if name in header), text_column)
+    if label_column == "label" and label_column not in header:
+        label_column = next((name for name in LABEL_COLUMNS if name in header), label_column)
+    return text_column, pair_column, label_column
 
 
 def read_hf_dataset(

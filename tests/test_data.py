@@ -30,7 +30,7 @@ def test_tsv_pairs_with_quotes_and_label_names(tmp_path: Path) -> None:
 
 def test_csv_missing_column_and_empty_text(tmp_path: Path) -> None:
     path = tmp_path / "d.csv"
-    path.write_text("sentence,label\nfine,1\n", encoding="utf-8")
+    path.write_text("words,label\nfine,1\n", encoding="utf-8")
     with pytest.raises(DataError, match=r"d.csv:2: no column 'text'"):
         read_examples(path)
     path.write_text("text,label\nfine,1\n,0\n", encoding="utf-8")
@@ -60,3 +60,20 @@ def test_hf_dataset_without_package_is_clear() -> None:
     # offline, either the package is missing or the Hub is unreachable: both must be a DataError
     with pytest.raises(DataError, match="datasets|Hugging Face dataset"):
         read_examples("hf:glue:sst2")
+
+
+def test_columns_found_by_their_usual_names(tmp_path) -> None:
+    from selfexplain.data import read_examples
+
+    pairs = tmp_path / "nli.tsv"
+    pairs.write_text("sentence1\tsentence2\tgold\nA man sleeps.\tSomeone rests.\t0\n", encoding="utf-8")
+    (example,) = read_examples(pairs, label_names=["entailment", "neutral", "contradiction"])
+    assert (example.text, example.pair, example.label) == ("A man sleeps.", "Someone rests.", 0)
+    reviews = tmp_path / "reviews.csv"
+    reviews.write_text("review,y\nA warm film.,1\n", encoding="utf-8")
+    (example,) = read_examples(reviews, label_names=["neg", "pos"])
+    assert (example.text, example.pair, example.label) == ("A warm film.", None, 1)
+    both = tmp_path / "both.csv"
+    both.write_text("text,premise,hypothesis,label\nT,P,H,0\n", encoding="utf-8")
+    (example,) = read_examples(both, label_names=["a", "b"])
+    assert (example.text, example.pair) == ("T", None)  # a column that exists wins
