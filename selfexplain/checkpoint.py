@@ -149,6 +149,7 @@ def _load(directory: Path) -> tuple[SelfExplainingModel, PreTrainedTokenizerBase
         config = ModelConfig.load(directory)
     except (ValueError, TypeError) as err:
         raise ModelDirectoryError(f"{directory / CONFIG_FILE} is invalid: {err}") from err
+    _check_plain_files(directory)
     tokenizer = load_tokenizer(str(directory))
     if (directory / FULL_WEIGHTS).is_file():
         encoder_config = AutoConfig.from_pretrained(directory / ENCODER_CONFIG_DIR, trust_remote_code=False)
@@ -164,7 +165,32 @@ def _load(directory: Path) -> tuple[SelfExplainingModel, PreTrainedTokenizerBase
     else:
         raise ModelDirectoryError(f"{directory} has no {FULL_WEIGHTS} nor {HEAD_WEIGHTS} + {DELTA_WEIGHTS}")
     model.eval()
+    _check_vocabulary(directory, tokenizer, model)
     return model, tokenizer
+
+
+def _check_plain_files(directory: Path) -> None:
+    """Every file the loader reads must be a regular file: a FIFO would block forever, a device
+    (``/dev/zero``) would be read without end."""
+    if not any((directory / name).exists() for name in ("tokenizer.json", "vocab.txt", "vocab.json")):
+        raise ModelDirectoryError(f"{directory} has no tokenizer (tokenizer.json or vocab.txt)")
+    for path in directory.iterdir():
+        if path.name.startswith("."):
+            continue
+        if not (path.is_dir() or path.is_file()):  # follows links: a link to a device is refused too
+            raise ModelDirectoryError(f"{path} is not a regular file")
+
+
+def _check_vocabulary(directory: Path, tokenizer: PreTrainedTokenizerBase, model: SelfExplainingModel) -> None:
+    """The tokenizer must fit the encoder: ids past the embedding table crash, and a tokenizer far
+    smaller than it (a broken or stub tokenizer.json) reads every word as [UNK] and predicts garbage."""
+    rows = int(model.encoder.get_input_embeddings().weight.shape[0])
+    size = len(tokenizer)
+    if size > rows or size < rows // 2:
+        raise ModelDirectoryError(
+            f"{directory}: the tokenizer has {size:,} tokens but the encoder's embedding table has {rows:,}; "
+            "tokenizer.json does not belong to this model"
+        )
 
 
 def _load_strict(model: SelfExplainingModel, state: dict[str, torch.Tensor], source: Path, partial: bool) -> None:

@@ -82,3 +82,36 @@ def test_restricted_deployment_refuses_paths_outside_the_models_folders(
     monkeypatch.setenv("SELFEXPLAIN_MODELS_DIR", str(tiny_model_dir.parent))
     assert resolve_model(str(tiny_model_dir)) == tiny_model_dir
     assert resolve_model("tiny-sst") == tiny_model_dir
+
+
+def test_missing_fifo_or_foreign_tokenizers_are_refused(tiny_model_dir, tmp_path) -> None:
+    """These used to load with a 5-token vocabulary and predict from [UNK]s with exit 0."""
+    import json
+    import os
+    import shutil
+
+    import pytest
+
+    from selfexplain.checkpoint import load_model_directory
+    from selfexplain.errors import ModelDirectoryError
+
+    broken = tmp_path / "no-tokenizer"
+    shutil.copytree(tiny_model_dir, broken)
+    for name in ("tokenizer.json", "vocab.txt", "vocab.json"):
+        (broken / name).unlink(missing_ok=True)
+    with pytest.raises(ModelDirectoryError, match="no tokenizer"):
+        load_model_directory(broken)
+    fifo = tmp_path / "fifo"
+    shutil.copytree(tiny_model_dir, fifo)
+    (fifo / "tokenizer.json").unlink()
+    os.mkfifo(fifo / "tokenizer.json")
+    with pytest.raises(ModelDirectoryError, match="not a regular file"):
+        load_model_directory(fifo)
+    small = tmp_path / "small"
+    shutil.copytree(tiny_model_dir, small)
+    data = json.loads((small / "tokenizer.json").read_text(encoding="utf-8"))
+    data["model"]["vocab"] = {"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": 3, "[MASK]": 4}
+    (small / "tokenizer.json").write_text(json.dumps(data), encoding="utf-8")
+    (small / "vocab.txt").unlink(missing_ok=True)
+    with pytest.raises(ModelDirectoryError, match="does not belong to this model"):
+        load_model_directory(small)
