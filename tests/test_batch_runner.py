@@ -100,6 +100,12 @@ def test_resume_refuses_other_settings_and_foreign_files(tiny_explainer: SelfExp
     run_batch(tiny_explainer, reader, out, FAST, progress=False)
     with pytest.raises(BatchInputError, match=r"holds a run with other settings \(top_k\)"):
         run_batch(tiny_explainer, reader, out, BatchOptions(top_k=5, batch_size=4, window=4))
+    same_size = tmp_path / "d.csv"  # same name and size, other bytes: a different file
+    data = bytearray(same_size.read_bytes())
+    data[-2] = ord("x") if data[-2] != ord("x") else ord("y")
+    same_size.write_bytes(bytes(data))
+    with pytest.raises(BatchInputError, match=r"other settings \(input_sha256\)"):
+        run_batch(tiny_explainer, RowReader(same_size, label_column="label"), out, FAST, progress=False)
     foreign = tmp_path / "notes.jsonl"
     foreign.write_text("my notes\n")
     with pytest.raises(BatchInputError, match="not a resumable batch output"):

@@ -26,6 +26,16 @@ def test_span_view_reproduces_the_logits(tiny_explainer) -> None:
     np.testing.assert_allclose(view.logits(view.alpha), instance.output.logits[0].numpy(), atol=1e-4)
 
 
+def test_resume_refuses_another_file_of_the_same_length(tiny_explainer, tmp_path: Path) -> None:
+    from selfexplain.errors import InvalidInputError
+
+    examples = [Example(t, label=i % 5) for i, t in enumerate(TEXTS[:2])]
+    run_lab(tiny_explainer, examples, OPTIONS, tmp_path / "run")
+    other = [Example(t + " again", label=e.label) for t, e in zip(TEXTS[:2], examples)]
+    with pytest.raises(InvalidInputError, match="other settings"):
+        run_lab(tiny_explainer, other, OPTIONS, tmp_path / "run")
+
+
 def test_resume_after_a_kill_matches_an_uninterrupted_run(tiny_explainer, tmp_path: Path) -> None:
     examples = [Example(t, label=i % 5) for i, t in enumerate(TEXTS)]
     whole = run_lab(tiny_explainer, examples, OPTIONS, tmp_path / "whole")

@@ -14,6 +14,7 @@ parts by record index into ``OUT`` (a streaming k-way merge), byte-identical to 
 
 from __future__ import annotations
 
+import hashlib
 import heapq
 import json
 import os
@@ -167,12 +168,20 @@ def _commit(path: Path, state: dict[str, Any]) -> None:
 def run_meta(explainer: SelfExplainer, reader: RowReader, options: BatchOptions) -> dict[str, Any]:
     """What a resumed run must share with the interrupted one."""
     size = len(reader.source) if isinstance(reader.source, bytes) else Path(reader.source).stat().st_size
+    digest = hashlib.sha256()
+    if isinstance(reader.source, bytes):
+        digest.update(reader.source)
+    else:
+        with Path(reader.source).open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
     return {
         "schema": SCHEMA_VERSION,
         "model": explainer.name,
         "precision": explainer.model.encoder_precision,
         "input": reader.name,
         "input_bytes": size,
+        "input_sha256": digest.hexdigest(),  # same name and size is not the same file
         "columns": [reader.text_column, reader.pair_column, reader.label_column],
         **asdict(options),
         "window": options.window_rows,

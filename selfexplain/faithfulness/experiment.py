@@ -3,6 +3,7 @@ run resumes where it stopped (rows are keyed by input index; a torn last line is
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Callable, Iterable, Sequence
@@ -155,6 +156,10 @@ def run_lab(
             "model": model.name,
             "precision": model.model.encoder_precision,
             "examples": len(examples),
+            # the inputs themselves: another file of the same length must not resume this run
+            "inputs_sha256": hashlib.sha256(
+                json.dumps([[e.text, e.pair, e.label] for e in examples]).encode("utf-8")
+            ).hexdigest(),
             **asdict(options),
         }
         settings["explainers"] = list(options.explainers)
