@@ -28,7 +28,8 @@ def recipe(directory: Path) -> str:
     config = json.loads((directory / "selfexplain.json").read_text())
     if config["head"] != "span":
         return f"{config['head']} pooling baseline"
-    return f"{config['normaliser']}, lambda {config['lambda_']:g}"
+    unit = config.get("span_unit", "piece")  # folders from before span units are piece-level
+    return f"{config.get('normaliser', 'softmax')}, lambda {config['lambda_']:g}, {unit} spans"
 
 
 def main() -> None:
@@ -41,9 +42,17 @@ def main() -> None:
     args = parser.parse_args()
     folders = sorted(args.runs.glob("sweep-sst5-*/best")) + list(args.models)
     summaries, rows = {}, []
+    cache = args.out / "cache"  # one JSON per measured model: a rerun measures only what is new
+    cache.mkdir(parents=True, exist_ok=True)
     for folder in folders:
-        model = load_model(folder)
         name = folder.parent.name.removeprefix("sweep-sst5-") if folder.name == "best" else folder.name
+        stored = cache / f"{name}.json"
+        if stored.is_file():
+            summary = json.loads(stored.read_text())
+            summaries[name] = summary
+            rows.append({"run": name, "recipe": recipe(folder), **summary})
+            continue
+        model = load_model(folder)
         examples = read_examples(args.data, label_names=model.config.label_names, split="validation")[: args.limit]
         if model.config.head != "span":
             from selfexplain.evaluation import predict_examples
@@ -53,6 +62,7 @@ def main() -> None:
         else:
             summary = summarise(measure_examples(model, examples, progress=False))
         summaries[name] = summary
+        stored.write_text(json.dumps(summary))
         rows.append({"run": name, "recipe": recipe(folder), **summary})
         print(name, json.dumps(summary), flush=True)
     args.out.mkdir(parents=True, exist_ok=True)

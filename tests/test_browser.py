@@ -149,3 +149,26 @@ def test_markup_in_text_is_inert(browser, app_url: str) -> None:
     highlight = page.locator(".selfexplain-highlight").inner_text()
     assert "<img src=x onerror=alert(1)>" in highlight and "**not bold**" in highlight
     page.screenshot(path=str(ARTIFACTS / "markup-is-inert.png"), full_page=True)
+
+
+PAGES = ("Faithfulness", "Attention_anatomy", "Probing", "Adversarial", "Batch", "Explorer")
+
+
+def test_every_page_opens_and_is_captured(browser, app_url: str) -> None:
+    """Each page opens at 1440 px with no exception box and no script running; a screenshot of each
+    lands in artifacts/ (the README's pictures come from these)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    dialogs: list[str] = []
+    page = open_page(browser, app_url, dialogs)
+    explain(
+        page,
+        "Despite a sluggish first act, the film finds its footing and the final scenes make it quietly unforgettable.",
+    )
+    page.screenshot(path=str(ARTIFACTS / "page-explain.png"), full_page=True)
+    for name in PAGES:
+        page.goto(f"{app_url}/{name}")
+        page.wait_for_selector("h1", timeout=90_000)
+        page.wait_for_selector(DONE, timeout=90_000)
+        assert page.locator("[data-testid='stException']").count() == 0, name
+        page.screenshot(path=str(ARTIFACTS / f"page-{name.lower()}.png"), full_page=True)
+    assert dialogs == []
