@@ -70,18 +70,42 @@ def main() -> None:
     table.to_csv(args.out / "sweep.csv", index=False)
     (args.out / "sweep.md").write_text(markdown_summary(summaries), encoding="utf-8")
     spans = table.dropna(subset=["max_alpha"]) if "max_alpha" in table else table.iloc[:0]
+    sweep = spans[spans["run"].isin([f.parent.name.removeprefix("sweep-sst5-") for f in folders if f.name == "best"])]
+    others = spans.drop(sweep.index)
+    sweep = sweep.sort_values("accuracy")
     figure = go.Figure(
-        go.Scatter(
-            x=spans["top3_mass"], y=spans["accuracy"], text=spans["run"], mode="markers+text",
-            textposition="top center", marker={"size": 11},
-        )
+        [
+            go.Scatter(
+                x=sweep["top3_mass"], y=sweep["accuracy"], mode="markers", text=sweep["run"],
+                marker={"size": 11, "color": "#c2410c"}, name="sweep: same budget",
+            ),
+            go.Scatter(
+                x=others["top3_mass"], y=others["accuracy"], text=others["run"], mode="markers+text",
+                textposition="middle right", marker={"size": 11, "color": "#6b7280", "symbol": "diamond"},
+                name="other models (their own budgets)",
+            ),
+        ]
     )  # fmt: skip
+    # labels in a column at the right, in the order of the points' accuracy, on leader lines
+    placed = sweep.sort_values("accuracy")
+    span = max(float(placed["accuracy"].max() - placed["accuracy"].min()), 1e-6)
+    step = span / max(1, len(placed) - 1)
+    for i, (_, point) in enumerate(placed.iterrows()):
+        figure.add_annotation(
+            x=point["top3_mass"], y=point["accuracy"], text=point["run"], showarrow=True, arrowhead=0,
+            axref="x", ayref="y", ax=1.12, ay=float(placed["accuracy"].min()) + i * step, xanchor="left",
+            font={"size": 12}, arrowcolor="#9ca3af",
+        )  # fmt: skip
     for _, base in table[table["recipe"].str.contains("baseline")].iterrows():
-        figure.add_hline(y=base["accuracy"], line_dash="dot", annotation_text=f"{base['run']} baseline")
+        figure.add_hline(
+            y=base["accuracy"], line_dash="dot", annotation_text="mean-pooling baseline, same budget",
+            annotation_position="bottom left",
+        )  # fmt: skip
     figure.update_layout(
         title="Accuracy vs sharpness (SST-5 dev): alpha mass of the top 3 spans",
-        xaxis_title="alpha mass of the top 3 spans (higher = sharper)", yaxis_title="dev accuracy",
-        width=900, height=560,
+        xaxis={"title": "alpha mass of the top 3 spans (higher = sharper)", "range": [-0.1, 1.45]},
+        yaxis_title="dev accuracy", width=900, height=560, template="plotly_white",
+        legend={"orientation": "h", "y": -0.18},
     )  # fmt: skip
     written = write_figures(args.out, {"tradeoff": figure})
     print(markdown_summary(summaries), written)
