@@ -8,11 +8,14 @@ RUNS=${2:-runs}
 OUT=${3:-runs/measure}
 mkdir -p "$OUT"
 for name in sst5-minilm-span sst5-minilm-mean; do
-  selfexplain eval --model "$RUNS/$name/best" --data "$DATA/sst5/test.txt" --no-progress > "$OUT/eval-$name.json"
+  if [ -d "$RUNS/$name/best" ]; then
+    selfexplain eval --model "$RUNS/$name/best" --data "$DATA/sst5/test.txt" --no-progress > "$OUT/eval-$name.json"
+  fi
 done
 for name in snli-minilm-span snli-minilm-mean; do
-  selfexplain eval --model "$RUNS/$name/best" --data "$DATA/snli/test.tsv" --text-column premise \
-    --pair-column hypothesis --no-progress > "$OUT/eval-$name.json"
+  if [ -d "$RUNS/$name/best" ]; then
+    selfexplain eval --model "$RUNS/$name/best" --data "$DATA/snli/test.tsv" --no-progress > "$OUT/eval-$name.json"
+  fi
 done
 selfexplain sharpness --model "$RUNS/sst5-minilm-span/best" --data "$DATA/sst5/test.txt" --out "$OUT/sharp-sst5" --no-progress
 selfexplain sharpness --model "$RUNS/snli-minilm-span/best" --data "$DATA/snli/test.tsv" --limit 2000 \
@@ -22,8 +25,8 @@ if [ -d "$RUNS/old-sst5-minilm" ]; then  # the models shipped before (piece-leve
   selfexplain sharpness --model "$RUNS/old-snli-minilm" --data "$DATA/snli/test.tsv" --limit 2000 \
     --out "$OUT/sharp-old-snli" --no-progress
 fi
-selfexplain faithfulness --model "$RUNS/sst5-minilm-span/best" --data "$DATA/sst5/test.txt" --limit 300 --workers 2 \
+selfexplain faithfulness --model "$RUNS/sst5-minilm-span/best" --data "$DATA/sst5/test.txt" --limit 200 --workers 2 \
   --no-progress --trees "$DATA/sst_trees/test.txt" --out "$OUT/faith-sst5-test300"
 selfexplain rationales "$DATA/movie_rationales" --out "$OUT"
-selfexplain plausibility --model "$RUNS/sst5-minilm-span/best" --data "$OUT/movies-test.jsonl" --limit 25 \
+selfexplain plausibility --model "$RUNS/sst5-minilm-span/best" --data "$OUT/movies-test.jsonl" --limit 12 \
   --explainers integrated_gradients,loo --no-progress --out "$OUT/plausibility-movies.json"
