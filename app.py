@@ -38,6 +38,8 @@ st.set_page_config(page_title="selfexplain · Explain", page_icon=":mag:", layou
 def init_inputs() -> None:
     """Inputs come from the URL, so a view can be shared as a link; a URL that changed since this
     page last wrote it (a link opened from another page) replaces what the boxes held."""
+    if "text" not in st.session_state and not st.query_params.get("text"):
+        st.session_state._first_open = True  # main() shows an example instead of an empty box
     for key in ("text", "pair"):
         in_url = st.query_params.get(key)
         if key not in st.session_state or (in_url is not None and in_url != st.session_state.get(f"_url_{key}")):
@@ -175,6 +177,9 @@ def main() -> None:
     init_view()
     examples = examples_for(explainer.name)
     st.session_state.examples = examples
+    if st.session_state.pop("_first_open", False) and examples:
+        first = next((e for e in examples if "but" in e["title"].lower()), examples[0])
+        st.session_state.text, st.session_state.pair = first["text"], first.get("pair", "")
     if examples:
         st.selectbox(
             "Examples",

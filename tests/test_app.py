@@ -113,6 +113,8 @@ def test_default_model_explains_an_example() -> None:
     at = AppTest.from_file(APP, default_timeout=120)
     at.run()
     assert at.selectbox(key="model_choice").value == "sst5-minilm"
+    assert "but the story is thin" in at.text_area(key="text").value  # an example is shown on first open
+    assert at.metric and not at.exception
     at.selectbox(key="example_choice").set_value("Clear negative").run()
     assert not at.exception
     assert "cutting-room floor" in at.text_area(key="text").value
