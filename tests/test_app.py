@@ -50,6 +50,7 @@ def open_model(models_dir: Path, name: str) -> AppTest:
 
 def test_empty_input_shows_a_hint_not_an_error(models_dir: Path) -> None:
     at = open_model(models_dir, "tiny-sst")
+    at.text_area(key="text").input("").run()  # (the first open shows the default model's example)
     assert not at.exception and not at.error
     assert any("Type or paste" in info.value for info in at.info)
 
