@@ -15,11 +15,9 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from selfexplain.explanation import Explanation
+from selfexplain.style import ALPHA_SCALE, ATTENTION_SCALE, HIGHLIGHT, MUTED, apply_layout
 from selfexplain.words import Level, level_view
 
-ALPHA_SCALE = "YlOrRd"
-ATTENTION_SCALE = "Blues"
-FONT = {"size": 14}
 MAX_GRID_UNITS = 120  # a grid ships at most 120 x 120 cells to the browser
 
 
@@ -27,17 +25,6 @@ def plot_text(text: str) -> str:
     """Text for plotly labels and hover: plotly reads a subset of HTML (``<b>``, ``<a href>``, ``<br>``)
     in these strings, so user text is HTML-escaped to show as typed."""
     return html.escape(text, quote=False)
-
-
-def apply_layout(fig: go.Figure, title: str, height: int) -> go.Figure:
-    fig.update_layout(
-        title={"text": title, "x": 0.0, "y": 0.99, "yanchor": "top", "font": {"size": 16}},
-        height=height,
-        margin={"l": 10, "r": 10, "t": 60, "b": 10},
-        font=FONT,
-        template="plotly_white",
-    )
-    return fig
 
 
 def _token_axes(fig: go.Figure, axis: list[int], labels: Sequence[str], x_title: str, y_title: str) -> None:
@@ -60,7 +47,7 @@ def _square_side(units: int) -> int:
 def probability_figure(explanation: Explanation) -> go.Figure:
     """Horizontal bar of every class probability, the predicted class highlighted."""
     names = list(explanation.label_names)
-    colours = ["#c2410c" if i == explanation.predicted_index else "#9ca3af" for i in range(len(names))]
+    colours = [HIGHLIGHT if i == explanation.predicted_index else MUTED for i in range(len(names))]
     fig = go.Figure(
         go.Bar(
             x=explanation.probabilities,

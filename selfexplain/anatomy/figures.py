@@ -7,8 +7,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from selfexplain.anatomy.corpus import AnatomyResult
+from selfexplain.style import ATTENTION_SCALE, PALETTE, apply_layout
 
-FONT = {"size": 13}
 STAT_TITLES = {
     "cls": "Attention to [CLS]",
     "sep": "Attention to [SEP]",
@@ -21,19 +21,7 @@ STAT_TITLES = {
     "within": "Attention within the same text",
     "across": "Attention across the two texts",
 }
-PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e")
 LINE_STATS = ("cls", "sep", "punct", "self", "next", "prev")
-
-
-def apply_layout(fig: go.Figure, title: str, height: int = 420) -> go.Figure:
-    fig.update_layout(
-        title={"text": title, "x": 0.0, "font": {"size": 15}},
-        height=height,
-        margin={"l": 10, "r": 10, "t": 50, "b": 10},
-        font=FONT,
-        template="plotly_white",
-    )
-    return fig
 
 
 def stats_table(result: AnatomyResult) -> pd.DataFrame:
@@ -49,7 +37,7 @@ def stats_table(result: AnatomyResult) -> pd.DataFrame:
     return frame
 
 
-def layer_head_heatmap(values: np.ndarray, title: str, colourscale: str = "Blues") -> go.Figure:
+def layer_head_heatmap(values: np.ndarray, title: str, colourscale: str = ATTENTION_SCALE) -> go.Figure:
     """``[L, H]`` heatmap, layer 1 at the top, each cell labelled with its value."""
     layers, heads = values.shape
     fig = go.Figure(

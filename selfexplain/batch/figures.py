@@ -6,7 +6,7 @@ import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
-from selfexplain.figures import apply_layout
+from selfexplain.style import ALPHA_SCALE, ATTENTION_SCALE, HIGHLIGHT, apply_layout, label_colours
 
 
 def confusion_figure(table: pd.DataFrame) -> go.Figure:
@@ -16,7 +16,7 @@ def confusion_figure(table: pd.DataFrame) -> go.Figure:
             z=table.to_numpy(),
             x=list(table.columns),
             y=list(table.index),
-            colorscale="Blues",
+            colorscale=ATTENTION_SCALE,
             text=table.to_numpy(),
             texttemplate="%{text}",
             hovertemplate="gold %{y} → predicted %{x}: %{z}<extra></extra>",
@@ -38,7 +38,7 @@ def top_spans_figure(table: pd.DataFrame) -> go.Figure:
         facet_col="label",
         facet_col_wrap=min(3, max(1, len(labels))),
         orientation="h",
-        color_continuous_scale="YlOrRd",
+        color_continuous_scale=ALPHA_SCALE,
         hover_data={"mean_alpha": ":.3f"},
         category_orders={"label": labels},
     )
@@ -49,7 +49,10 @@ def top_spans_figure(table: pd.DataFrame) -> go.Figure:
 
 def span_length_figure(table: pd.DataFrame) -> go.Figure:
     """Stacked bars: how many examples have a top span of each length (tokens), by predicted class."""
-    fig = px.bar(table, x="top_span_length", y="count", color="label")
+    fig = px.bar(
+        table, x="top_span_length", y="count", color="label",
+        color_discrete_map=label_colours(sorted(table["label"].unique())),
+    )  # fmt: skip
     fig.update_xaxes(title="top span length (tokens)", dtick=1)
     return apply_layout(fig, "Length of the top alpha span", 380)
 
@@ -65,6 +68,7 @@ def entropy_figure(frame: pd.DataFrame) -> go.Figure:
             x="attention_entropy_norm",
             y="alpha_entropy_norm",
             color="label",
+            color_discrete_map=label_colours(sorted(rows["label"].unique())),
             hover_data={"text": True, "index": True},
             marginal_x="histogram",
             marginal_y="histogram",
@@ -72,7 +76,10 @@ def entropy_figure(frame: pd.DataFrame) -> go.Figure:
         fig.update_xaxes(title="attention entropy / log(tokens)", row=1, col=1)
         fig.update_yaxes(title="alpha entropy / log(spans)", row=1, col=1)
         return apply_layout(fig, "How spread out: alpha over spans vs [CLS] attention over tokens", 520)
-    fig = px.histogram(rows, x="alpha_entropy_norm", color="label", nbins=30)
+    fig = px.histogram(
+        rows, x="alpha_entropy_norm", color="label", nbins=30,
+        color_discrete_map=label_colours(sorted(rows["label"].unique())),
+    )  # fmt: skip
     fig.update_xaxes(title="alpha entropy / log(spans)")
     return apply_layout(fig, "How spread out alpha is (0 = one span, 1 = uniform)", 400)
 
@@ -85,7 +92,7 @@ def accuracy_figure(table: pd.DataFrame, column: str, title: str) -> go.Figure:
             y=table["accuracy"],
             text=[f"n={n}" for n in table["examples"]],
             textposition="outside",
-            marker_color="#2563eb",
+            marker_color=HIGHLIGHT,
             hovertemplate="%{x}: %{y:.1%}<extra></extra>",
         )
     )

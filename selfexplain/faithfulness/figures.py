@@ -6,11 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from selfexplain.highlight import escape_text
-
-
-def apply_layout(fig: go.Figure, title: str, height: int = 420) -> go.Figure:
-    fig.update_layout(title={"text": title, "x": 0.0}, height=height, template="plotly_white", font={"size": 13})
-    return fig
+from selfexplain.style import apply_layout
 
 
 def curve_figure(curves: pd.DataFrame) -> go.Figure:
