@@ -249,6 +249,7 @@ def render(explanation: Explanation) -> None:
         or "token"
     )
     spans = explanation.top_spans(k) if overlapping else explanation.top_spans_non_overlapping(k)
+    spans = [span for span in spans if span.alpha > 0]  # a sparse alpha's zero spans are not highlighted
     highlight_target = st.empty()
 
     grid_col, attn_col = st.columns(2, gap="large")
@@ -299,7 +300,12 @@ def render(explanation: Explanation) -> None:
         render_attention(explanation)
 
     table = span_table(explanation, 20)
-    st.caption("Top 20 spans by alpha — select a row to highlight it in the text.")
+    table = table[table["alpha"] > 0].reset_index(drop=True)  # ranked, so row i is still top_spans(20)[i]
+    zeros = int(explanation.span_mask.sum()) - len(table)
+    st.caption(
+        f"Top {len(table)} spans by alpha — select a row to highlight it in the text."
+        + (f" The other {zeros:,} spans have alpha 0 (this model's alpha is sparse)." if zeros > 0 else "")
+    )
     st.dataframe(
         table.drop(columns=["start_token", "end_token"]),
         on_select=partial(on_table_select, explanation),

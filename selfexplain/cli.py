@@ -244,8 +244,12 @@ def run_explain(args: argparse.Namespace) -> int:
         return 0
     probs = ", ".join(f"{n} {p:.3f}" for n, p in zip(explanation.label_names, explanation.probabilities))
     print(f"{explanation.label}  ({probs})")
-    for rank, span in enumerate(explanation.top_spans(top_k), start=1):
+    listed = explanation.top_spans(top_k)
+    shown = [span for span in listed if span.alpha > 0]  # a sparse alpha's zeros say nothing
+    for rank, span in enumerate(shown, start=1):
         print(f"{rank:>3}. {span.alpha:.4f}  {span.text}")
+    if len(shown) < len(listed):
+        print(f"     (every other span has alpha 0: {int(explanation.span_mask.sum()) - len(shown):,} spans)")
     return 0
 
 
