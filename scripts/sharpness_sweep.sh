@@ -19,6 +19,7 @@ VARIANTS=(
   "softmax-l3 span --lambda 3"
   "mean mean"
   "sparsemax-l0 span --normaliser sparsemax --lambda 0"
+  "sparsemax-l1-t10 span --normaliser sparsemax --lambda 1 --anneal-temperature 10"
 )
 for variant in "${VARIANTS[@]}"; do
   set -- $variant
