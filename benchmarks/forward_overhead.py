@@ -31,6 +31,7 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--lengths", default=",".join(map(str, LENGTHS)), help="comma-separated token counts")
     args = parser.parse_args()
 
     explainer = load_model(args.model)
@@ -43,7 +44,7 @@ def main() -> None:
         f"{'N':>5} {'encoder ms':>11} {'full ms':>9} {'fused ms':>9} {'ratio':>6} {'fused r':>7} "
         f"{'enc MB':>7} {'full MB':>8} {'fused MB':>8} {'spans':>7}"
     )
-    for n in LENGTHS:
+    for n in (int(part) for part in args.lengths.split(",")):
         ids = torch.randint(1000, vocab, (args.batch, n), generator=generator)
         ids[:, 0], ids[:, -1] = explainer.tokenizer.cls_token_id, explainer.tokenizer.sep_token_id
         attention = torch.ones_like(ids)
