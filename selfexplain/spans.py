@@ -232,8 +232,11 @@ class SpanLayer(nn.Module):
 
         Exact: the map restricted to its support gives the same alpha, and its Jacobian is zero
         outside the support, so no gradient is lost by skipping the other slots."""
+        # the [B, N, 3H] projection once: detached for the all-slot pass, with gradient for the support
+        projected = self.projection(hidden) if self.representation == "sic" else None
         with torch.no_grad():
-            logits = self._softmax_forward(hidden, valid, starts, ends).logits
+            detached = projected.detach() if projected is not None else None
+            logits = self._softmax_forward(hidden.detach(), valid, starts, ends, detached).logits
             support = normalise(self.normaliser, logits, valid) > 0  # [B, S]
             count = support.sum(dim=1)
             width = int(count.max())
@@ -241,12 +244,12 @@ class SpanLayer(nn.Module):
             real = torch.arange(width, device=hidden.device).unsqueeze(0) < count.unsqueeze(1)  # [B, K]
         rows = torch.arange(hidden.shape[0], device=hidden.device).unsqueeze(1)
         first, last = starts[slots], ends[slots]  # [B, K]
-        features = self.token_features(hidden)
         if self.representation == "mean":
-            (prefix,) = features
+            (prefix,) = self.token_features(hidden)
             vectors = (prefix[rows, last + 1] - prefix[rows, first]) / (last - first + 1).to(prefix.dtype).unsqueeze(-1)
         else:
-            left, right, gate = features
+            assert projected is not None
+            left, right, gate = projected.split(hidden.shape[-1], dim=-1)  # views: only K rows are gathered
             vectors = torch.tanh(left[rows, first] + right[rows, last] + gate[rows, first] * gate[rows, last])
         weight, bias = self._interpretation()
         support_logits = vectors @ weight + bias  # [B, K]
@@ -256,9 +259,15 @@ class SpanLayer(nn.Module):
         return SpanLayerOutput(pooled=pooled, logits=logits, alpha=alpha)
 
     def _softmax_forward(
-        self, hidden: torch.Tensor, valid: torch.Tensor, starts: torch.Tensor, ends: torch.Tensor
+        self,
+        hidden: torch.Tensor,
+        valid: torch.Tensor,
+        starts: torch.Tensor,
+        ends: torch.Tensor,
+        projected: torch.Tensor | None = None,
     ) -> SpanLayerOutput:
-        projected = self.projection(hidden) if self.representation == "sic" else None
+        if projected is None and self.representation == "sic":
+            projected = self.projection(hidden)
         if projected is not None and self.fused and fusion_allowed():
             native = native_sic(projected, *self._interpretation(), starts, ends, valid)
             if native is not None:  # one pass over all slots; memory grows with S, not S x H
