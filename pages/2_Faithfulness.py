@@ -69,6 +69,7 @@ def show(rows: list[dict], plausibility: pd.DataFrame | None = None) -> None:
     if not rows:
         return
     table = summary.summary_table(rows)
+    table.insert(0, "method", [EXPLAINERS[n].label if n in EXPLAINERS else n for n in table["explainer"]])
     st.subheader("Faithfulness by explainer")
     st.caption("comprehensiveness: higher = more faithful · sufficiency, flip_fraction: lower = more faithful")
     st.dataframe(table, hide_index=True)
@@ -119,7 +120,9 @@ else:
         st.stop()
     examples = choose_examples(model.config.pair, list(model.config.label_names))
     default = [n for n in FAST if n in EXPLAINERS]
-    names = st.multiselect("Explainers", list(EXPLAINERS), default=default, key="explainers")
+    names = st.multiselect(
+        "Explainers", list(EXPLAINERS), default=default, key="explainers", format_func=lambda n: EXPLAINERS[n].label
+    )
     alpha_tests = st.toggle("Tests on alpha", value=True, key="alpha_tests")
     if st.button("Run", type="primary", key="run", disabled=not examples or not names):
         bar = st.progress(0.0, text="Running…")
