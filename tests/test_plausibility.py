@@ -98,6 +98,12 @@ def test_rationales_and_plausibility_commands(
     summary = json.loads(out.read_text())
     assert summary["documents"] == 4 and 0 <= summary["accuracy"] <= 1
     assert set(summary["alpha"]) == {"auprc", "token_f1", "iou_f1"}
+    args = ["plausibility", "--model", str(tiny_model_dir), "--data", str(data), "--out", str(out)]
+    assert main([*args, "--explainers", "integrated_gradients,loo", "--limit", "2"]) == 0
+    summary = json.loads(out.read_text())
+    assert summary["documents"] == 2 and summary["truncated_to_window"] is True
+    for name in ("alpha", "integrated_gradients", "loo", "random"):
+        assert 0 <= summary[name]["auprc"] <= 1 and 0 <= summary[name]["token_f1"] <= 1, name
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"text": "short", "label": 0, "rationales": [[0, 99]]}\n')
     assert main(["plausibility", "--model", str(tiny_model_dir), "--data", str(bad)]) == 2
