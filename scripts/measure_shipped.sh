@@ -28,5 +28,5 @@ fi
 selfexplain faithfulness --model "$RUNS/sst5-minilm-span/best" --data "$DATA/sst5/test.txt" --limit 200 --workers 2 \
   --no-progress --trees "$DATA/sst_trees/test.txt" --out "$OUT/faith-sst5-test300"
 selfexplain rationales "$DATA/movie_rationales" --out "$OUT"
-selfexplain plausibility --model "$RUNS/sst5-minilm-span/best" --data "$OUT/movies-test.jsonl" --limit 12 \
+selfexplain plausibility --model "$RUNS/sst5-minilm-span/best" --data "$OUT/movies-test.jsonl" --limit 6 \
   --explainers integrated_gradients,loo --no-progress --out "$OUT/plausibility-movies.json"
