@@ -39,6 +39,18 @@ def disjoint_spans(
     return kept
 
 
+def position_prior(segments: np.ndarray) -> np.ndarray:
+    """``[T]`` for the tokens' segments ``[T]``: how many spans of its own text cover each token,
+    ``(t + 1)(T_s - t)`` with ``t`` its index in segment ``s`` of ``T_s`` tokens (the token view of
+    uniform alpha)."""
+    prior = np.zeros(len(segments))
+    for segment in np.unique(segments):  # one or two segments
+        where = np.flatnonzero(segments == segment)
+        t = np.arange(where.size)
+        prior[where] = (t + 1) * (where.size - t)
+    return prior
+
+
 @dataclass(frozen=True)
 class Token:
     text: str

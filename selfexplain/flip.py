@@ -17,7 +17,7 @@ import numpy as np
 
 from selfexplain.explainers.base import prepare
 from selfexplain.explainers.occlusion import predict_kept
-from selfexplain.faithfulness.alpha_tests import span_view
+from selfexplain.faithfulness.alpha_tests import softmax, span_view
 from selfexplain.pipeline import SelfExplainer
 
 MAX_FLIP_SPANS = 20  # subsets of the top 20 spans: about a million, one matrix product
@@ -87,9 +87,7 @@ def flip_certificate(model: SelfExplainer, text: str, pair: str | None = None) -
     left = np.ones(view.alpha.shape[0], dtype=bool)
     left[chosen] = False
     alpha = np.where(left, view.alpha, 0.0) / view.alpha[left].sum()
-    logits = view.logits(alpha)
-    probabilities = np.exp(logits - logits.max())
-    probabilities /= probabilities.sum()
+    probabilities = softmax(view.logits(alpha))
     keep = np.ones(instance.num_tokens, dtype=bool)
     for position in chosen.tolist():  # at most 20 spans
         keep[view.starts[position] : view.ends[position] + 1] = False

@@ -16,6 +16,8 @@ import numpy as np
 import torch
 from transformers import PreTrainedTokenizerBase
 
+from selfexplain.encoding import word_boundaries, word_keys
+
 
 @dataclass(frozen=True)
 class WindowPlan:
@@ -118,11 +120,10 @@ def plan_windows(
         global_index[w, : len(row)][real] = torch.arange(int(real.sum())) + int(starts[w])
     span_window, first, last = assign_spans(starts, inner, len(ids), max_width)
     if unit == "word":
-        words = np.array([w if w is not None else -1 for w in encoded.word_ids()])
-        starts_word = np.ones(len(ids), dtype=bool)
-        starts_word[1:] = words[1:] != words[:-1]
-        ends_word = np.ones(len(ids), dtype=bool)
-        ends_word[:-1] = words[:-1] != words[1:]
+        real = torch.ones(1, len(ids), dtype=torch.bool)
+        starts_word, ends_word = (
+            m[0].numpy() for m in word_boundaries(word_keys([encoded.word_ids()], [[0] * len(ids)], real), real)
+        )
         keep = starts_word[first] & ends_word[last]
         span_window, first, last = span_window[keep], first[keep], last[keep]
     # slot of global token g in window w: its position among the row's real tokens

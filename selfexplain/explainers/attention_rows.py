@@ -12,6 +12,7 @@ import numpy as np
 from selfexplain.attention import rollout
 from selfexplain.explainers.attention_cls import attention_maps
 from selfexplain.explainers.base import Explainer, Instance
+from selfexplain.explanation import position_prior
 from selfexplain.pipeline import SelfExplainer
 
 
@@ -61,10 +62,4 @@ class PositionPriorExplainer(Explainer):
     label = "Position prior (t+1)(T-t)"
 
     def attribute(self, model: SelfExplainer, instance: Instance) -> np.ndarray:
-        segments = instance.batch.segment_ids[0].numpy()[instance.positions]
-        scores = np.zeros(instance.num_tokens)
-        for segment in np.unique(segments):
-            where = np.flatnonzero(segments == segment)
-            t = np.arange(where.size)
-            scores[where] = (t + 1) * (where.size - t)
-        return scores
+        return position_prior(instance.batch.segment_ids[0].numpy()[instance.positions])

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import spearmanr
 
-from selfexplain.explanation import Explanation, Span
+from selfexplain.explanation import Explanation, Span, position_prior
 
 
 @dataclass(frozen=True)
@@ -62,20 +62,10 @@ def top_mass(explanation: Explanation, k: int = 3) -> float:
     return float(span_alphas(explanation)[:k].sum())
 
 
-def position_prior(explanation: Explanation) -> np.ndarray:
-    """``[T]``: how many spans of its own text cover each token, ``(t + 1)(T - t)`` per segment."""
-    segments = np.array([t.segment for t in explanation.tokens])
-    prior = np.zeros(len(segments))
-    for segment in np.unique(segments):  # one or two segments
-        where = np.flatnonzero(segments == segment)
-        t, count = np.arange(where.size), where.size
-        prior[where] = (t + 1) * (count - t)
-    return prior
-
-
 def position_spearman(explanation: Explanation) -> float:
     """Spearman between the tokens' alpha mass and the position prior; NaN when either is constant."""
-    scores, prior = explanation.token_scores(), position_prior(explanation)
+    scores = explanation.token_scores()
+    prior = position_prior(np.array([t.segment for t in explanation.tokens]))
     if scores.size < 3 or np.ptp(scores) == 0 or np.ptp(prior) == 0:
         return float("nan")
     return float(spearmanr(scores, prior).statistic)
