@@ -128,3 +128,48 @@ def model_picker() -> SelfExplainer | None:
         st.query_params["model"] = choice
     st.session_state.model_directory = str(directory)
     return explainer
+
+
+def choose_model(label: str, key: str, default: str | None = None) -> SelfExplainer | None:
+    """A model chooser in the current container with the sidebar picker's choices (shipped models,
+    SELFEXPLAIN_MODELS_DIR, a typed folder path), for pages that show several models at once.
+
+    ``key`` names the widgets (``{key}_choice``, ``{key}_path``) and the URL parameter that holds a
+    chosen name (a typed path is not put in the URL, as in :func:`model_picker`); the loaded folder
+    goes to ``st.session_state[f"{key}_directory"]``. ``default`` is used when the URL names no model.
+    """
+    known = available_models()
+    names = sorted(known, key=lambda n: (n != DEFAULT_MODEL, n)) + [OTHER_FOLDER]
+    choice_key = f"{key}_choice"
+    if choice_key not in st.session_state:
+        wanted = st.query_params.get(key)
+        fallback = default if default in names else names[0]
+        st.session_state[choice_key] = wanted if wanted in names else fallback
+    choice = st.selectbox(label, names, key=choice_key, help="Shipped models and SELFEXPLAIN_MODELS_DIR")
+    target = choice
+    if choice == OTHER_FOLDER:
+        typed = st.text_input(f"{label}: model folder", key=f"{key}_path", placeholder="/path/to/model")
+        if not typed.strip():
+            st.info("Type the path of a folder written by `selfexplain train`.")
+            return None
+        target = typed.strip()
+    try:
+        directory = resolve_model(target)
+        explainer = cached_explainer(str(directory))
+    except USER_ERRORS as err:
+        st.error(f"Cannot load this model: {escape_text(str(err))}")
+        return None
+    config = explainer.config
+    kind = "self-explaining (span head)" if config.head == "span" else f"plain baseline ({config.head} head)"
+    accuracy = config.metrics.get("test_accuracy")
+    st.caption(
+        f"**{escape_text(explainer.name)}** · {kind} · encoder {escape_text(Path(config.encoder).name)}"
+        + (f" · test accuracy {accuracy:.1%}" if accuracy is not None else "")
+    )
+    st.caption("Labels: " + escape_text(", ".join(config.label_names)))
+    if choice != OTHER_FOLDER:
+        st.query_params[key] = choice
+    elif key in st.query_params:
+        del st.query_params[key]
+    st.session_state[f"{key}_directory"] = str(directory)
+    return explainer
