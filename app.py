@@ -16,6 +16,7 @@ import numpy as np
 import streamlit as st
 
 from pages import PLOT_CONFIG, cached_explainer, cached_explanation, examples_for, model_picker
+from pages.parts.edit_panel import render_edit_panel
 from selfexplain.attention import AGGREGATES, aggregate_attention
 from selfexplain.explanation import Explanation, Span
 from selfexplain.figures import (
@@ -320,6 +321,7 @@ def render(explanation: Explanation) -> None:
         if selection is not None:
             st.caption(f"Selected: rank {selection.rank}, alpha {selection.alpha:.4f}")
 
+    render_edit_panel(explanation, st.session_state.model_directory, selection)
     render_flip(explanation)
 
     with st.expander("Model view: every layer and head"):

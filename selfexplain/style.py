@@ -8,6 +8,7 @@ FONT = {"size": 14}
 TITLE_SIZE = 16
 ALPHA_SCALE = "YlOrRd"  # single-hue sequential scales that still read in greyscale
 ATTENTION_SCALE = "Blues"
+DIFFERENCE_SCALE = "RdBu"  # diverging, white at zero: red lost, blue gained
 HIGHLIGHT = "#c2410c"  # the predicted class, the chosen item
 MUTED = "#9ca3af"
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf", "#7f7f7f")
