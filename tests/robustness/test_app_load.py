@@ -64,7 +64,12 @@ def test_eight_concurrent_sessions(tiny_model_dir: Path, tiny_encoder: Path) -> 
             for text, page in zip(TEXTS, pages):
                 page.wait_for_selector("text=Self-explaining alpha", timeout=180_000)
                 page.wait_for_selector(DONE, timeout=180_000)
-                assert page.locator("textarea").first.input_value() == text
+                try:  # the box is filled by the first rerun's render; poll rather than read once
+                    sync_api.expect(page.get_by_label("Text to explain")).to_have_value(text, timeout=60_000)
+                except AssertionError:
+                    (ROOT / "artifacts").mkdir(exist_ok=True)
+                    page.screenshot(path=str(ROOT / "artifacts" / "load-failure.png"), full_page=True)
+                    raise
                 shown = page.locator("[data-testid='stMetricValue']").first.inner_text().strip()
                 assert shown == expected[text], text
                 assert page.locator("[data-testid='stException']").count() == 0
