@@ -1,0 +1,296 @@
+"""Two models on one input: one common word axis, each model's alpha on it, and how far they agree.
+
+The two models may have different tokenizers, so the axis is built from characters: each model's
+words (:func:`selfexplain.words.word_view`) are character intervals of the text, and the common
+words are the smallest groups in which every model word lies whole (two models with the same
+pre-tokenizer get exactly their own words). Shapes: ``T`` real tokens of one model, ``W`` its
+words, ``C`` common words, ``V`` compared items (spans or words).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from selfexplain.config import ModelConfig
+from selfexplain.errors import InvalidInputError
+from selfexplain.explainers import Instance, get_explainer
+from selfexplain.explanation import Explanation, Token
+from selfexplain.pipeline import SelfExplainer
+from selfexplain.words import word_view
+
+
+@dataclass(frozen=True, eq=False)
+class Side:
+    """One model's reading of the input. ``head`` is the model's head ("span", "cls" or "mean");
+    a baseline's explanation has no valid span (alpha ``[T, T]`` all 0, span_mask all False) and
+    carries ``gradient`` ``[T]``: gradient x input for the predicted class (positive supports it)."""
+
+    explanation: Explanation
+    head: str = "span"
+    gradient: np.ndarray | None = None
+
+    @property
+    def baseline(self) -> bool:
+        return self.head != "span"
+
+
+@dataclass(frozen=True)
+class WordAxis:
+    """``C`` common words: ``labels`` and ``extents`` ``(segment, start_char, end_char)`` in the
+    text (segment 0) or the pair (segment 1)."""
+
+    text: str
+    pair: str | None
+    labels: tuple[str, ...]
+    extents: tuple[tuple[int, int, int], ...]
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    def span_text(self, first: int, last: int) -> str:
+        """The text of common words ``first .. last`` (one segment)."""
+        segment, start, _ = self.extents[first]
+        source = self.pair or "" if segment == 1 else self.text
+        return source[start : self.extents[last][2]]
+
+
+@dataclass(frozen=True, eq=False)
+class RankAgreement:
+    """Two rankings of the same ``V`` items (common word spans ``starts .. ends``; for words
+    ``starts == ends``): average ranks ``[V]`` (1 = highest, ties share their mean rank),
+    Spearman's ``rho`` (None when a ranking is constant or ``V < 2``) and how many of each
+    model's top ``k`` items (by score, ties by position) are in the other's top ``k``."""
+
+    unit: str
+    starts: np.ndarray
+    ends: np.ndarray
+    ranks_a: np.ndarray
+    ranks_b: np.ndarray
+    rho: float | None
+    k: int
+    overlap: int
+
+    @property
+    def count(self) -> int:
+        return int(self.starts.shape[0])
+
+
+@dataclass(frozen=True, eq=False)
+class Comparison:
+    """Both models on the common axis: alpha and valid spans ``[C, C]`` per model (a baseline's are
+    all 0 / False), ``zmax`` the shared top of the colour scale, ``word_scores`` ``[C]`` per model
+    (alpha mass of the spans covering each word, or a baseline's summed gradient x input)."""
+
+    axis: WordAxis
+    alpha_a: np.ndarray
+    mask_a: np.ndarray
+    alpha_b: np.ndarray
+    mask_b: np.ndarray
+    word_scores_a: np.ndarray
+    word_scores_b: np.ndarray
+    zmax: float
+    agreement: RankAgreement
+
+
+def check_compatible(a: ModelConfig, b: ModelConfig) -> None:
+    """Raise :class:`InvalidInputError` unless both models take pairs or both take one text."""
+    if a.pair != b.pair:
+        kinds = {True: "a premise and a hypothesis", False: "one text"}
+        raise InvalidInputError(
+            f"model A ({a.name or 'unnamed'}) takes {kinds[a.pair]} but model B ({b.name or 'unnamed'}) takes "
+            f"{kinds[b.pair]}; choose two pair models or two single-text models"
+        )
+
+
+def default_partner(first: str, known: dict[str, Path]) -> str | None:
+    """The first other model in ``known`` (name -> folder) that takes the same input kind as ``first``."""
+
+    def pair_flag(name: str) -> bool | None:
+        try:
+            return ModelConfig.load(known[name]).pair
+        except (OSError, ValueError, TypeError, KeyError):
+            return None
+
+    wanted = pair_flag(first)
+    return next((name for name in sorted(known) if name != first and pair_flag(name) == wanted), None)
+
+
+def fit_both(models: tuple[SelfExplainer, SelfExplainer], text: str, pair: str | None) -> tuple[str, str | None, bool]:
+    """Cut the input so it fits one encoder window of every model (a prefix of each text).
+    Returns ``(text, pair, truncated)``."""
+    cut = False
+    for model in models:
+        text, pair, truncated = model.truncate_to_fit(text, pair)
+        cut = cut or truncated
+    return text, pair, cut
+
+
+def explain_side(model: SelfExplainer, text: str, pair: str | None = None) -> Side:
+    """Explain one input that fits one window. A span model gives its :class:`Explanation`; a
+    baseline gives one with no spans, its attention maps and gradient x input token scores."""
+    if model.config.head == "span":
+        return Side(model.explain(text, pair, attentions=True))
+    if not text.strip() or (pair is not None and not pair.strip()):
+        raise InvalidInputError("the text is empty")
+    if model.config.pair != (pair is not None):
+        raise InvalidInputError(f"model {model.name!r} takes {'a pair of texts' if model.config.pair else 'one text'}")
+    batch, output = model.forward([text], [pair] if pair is not None else None, attentions=True)
+    positions = np.flatnonzero(batch.token_mask[0].numpy())
+    probabilities = torch.softmax(output.logits[0].float(), dim=-1).cpu().numpy()
+    instance = Instance(text, pair, batch, output, positions, probabilities, int(np.argmax(probabilities)))
+    with model.lock:  # the gradient pass runs the model too
+        gradient = get_explainer("grad_x_input").attribute(model, instance)
+    sources = (text, pair or "")
+    tokens = []
+    for p in positions.tolist():
+        segment = int(batch.segment_ids[0, p])
+        start, end = batch.offsets[0][p]
+        tokens.append(Token(sources[segment][start:end], start, end, segment, batch.tokens[0][p]))
+    length = int(batch.attention_mask[0].sum())
+    maps = None
+    if output.attentions:
+        maps = torch.stack([layer[0, :, :length, :length] for layer in output.attentions]).float().cpu().numpy()
+    count = len(tokens)
+    explanation = Explanation(
+        text=text,
+        pair=pair,
+        tokens=tuple(tokens),
+        label_names=tuple(model.config.label_names),
+        probabilities=probabilities,
+        alpha=np.zeros((count, count)),
+        span_mask=np.zeros((count, count), dtype=bool),
+        model_name=model.name,
+        attention_tokens=tuple(batch.tokens[0][:length]),
+        token_positions=positions,
+        attentions=maps,
+        span_unit="piece",  # words are then whitespace-delimited (no spans to define them)
+    )
+    return Side(explanation, model.config.head, gradient)
+
+
+def _keys(extents: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``extents`` ``[K, 3]`` (segment, start, end) -> start and end keys ``[K]`` ordered across segments."""
+    return extents[:, 0] * size + extents[:, 1], extents[:, 0] * size + extents[:, 2]
+
+
+def common_axis(*explanations: Explanation) -> WordAxis:
+    """The common words of several explanations of one input: model words (character intervals)
+    that overlap are merged, so every model word lies in exactly one common word."""
+    first = explanations[0]
+    if any((e.text, e.pair) != (first.text, first.pair) for e in explanations):
+        raise ValueError("the explanations are of different inputs")
+    size = max(len(first.text), len(first.pair or "")) + 1
+    extents = np.array([x for e in explanations for x in word_view(e).extents], dtype=np.int64).reshape(-1, 3)
+    starts, ends = _keys(extents, size)
+    order = np.lexsort((ends, starts))
+    starts, ends, segments = starts[order], ends[order], extents[order, 0]
+    if starts.size == 0:
+        return WordAxis(first.text, first.pair, (), ())
+    reach = np.maximum.accumulate(ends)
+    new = np.ones(starts.size, dtype=bool)
+    new[1:] = starts[1:] >= reach[:-1]  # no overlap with anything before: a new common word
+    heads = np.flatnonzero(new)
+    group_ends = np.maximum.reduceat(ends, heads)
+    group_segments = segments[heads]
+    bounds = np.stack([group_segments, starts[heads] - group_segments * size, group_ends - group_segments * size], 1)
+    result = tuple((int(s), int(a), int(b)) for s, a, b in bounds.tolist())
+    sources = (first.text, first.pair or "")
+    labels = tuple(sources[s][a:b].strip() or sources[s][a:b] for s, a, b in result)
+    return WordAxis(first.text, first.pair, labels, result)
+
+
+def word_index(explanation: Explanation, axis: WordAxis) -> np.ndarray:
+    """``[W]``: the common word holding each of the model's words."""
+    size = max(len(axis.text), len(axis.pair or "")) + 1
+    axis_starts, _ = _keys(np.array(axis.extents, dtype=np.int64).reshape(-1, 3), size)
+    own_starts, _ = _keys(np.array(word_view(explanation).extents, dtype=np.int64).reshape(-1, 3), size)
+    return np.clip(np.searchsorted(axis_starts, own_starts, side="right") - 1, 0, None)
+
+
+def alpha_on_axis(explanation: Explanation, axis: WordAxis) -> tuple[np.ndarray, np.ndarray]:
+    """``(alpha [C, C], valid [C, C])``: the model's word alpha summed into common word spans."""
+    view = word_view(explanation)
+    index = word_index(explanation, axis)
+    alpha = np.zeros((len(axis), len(axis)))
+    valid = np.zeros((len(axis), len(axis)), dtype=bool)
+    rows, cols = np.nonzero(view.span_mask)
+    np.add.at(alpha, (index[rows], index[cols]), view.alpha[rows, cols])
+    valid[index[rows], index[cols]] = True
+    return alpha, valid
+
+
+def token_scores_on_axis(explanation: Explanation, scores: np.ndarray, axis: WordAxis) -> np.ndarray:
+    """``[C]``: token scores ``[T]`` summed over the tokens of each common word."""
+    tokens_to_words = word_index(explanation, axis)[word_view(explanation).word_of_token]
+    return np.bincount(tokens_to_words, weights=scores, minlength=len(axis)).astype(float)
+
+
+def covering_mass(alpha: np.ndarray) -> np.ndarray:
+    """``[C]``: alpha mass of the spans covering each word, ``sum_{a <= w <= b} alpha(a, b)``."""
+    if alpha.shape[0] == 0:
+        return np.zeros(0)
+    from_right = np.cumsum(alpha[:, ::-1], axis=1)[:, ::-1]
+    return np.diagonal(np.cumsum(from_right, axis=0)).copy()
+
+
+def average_ranks(scores: np.ndarray) -> np.ndarray:
+    """``[V]`` ranks by descending score, 1 = highest; tied scores share their mean rank."""
+    order = np.argsort(-scores, kind="stable")
+    ordered = scores[order]
+    new = np.ones(scores.size, dtype=bool)
+    new[1:] = ordered[1:] != ordered[:-1]
+    group = np.cumsum(new) - 1
+    first = np.flatnonzero(new)
+    sizes = np.diff(np.r_[first, scores.size])
+    ranks = np.empty(scores.size)
+    ranks[order] = (first + (sizes + 1) / 2.0)[group]
+    return ranks
+
+
+def spearman(ranks_a: np.ndarray, ranks_b: np.ndarray) -> float | None:
+    """Pearson correlation of two rank vectors ``[V]``; None when either is constant or ``V < 2``."""
+    if ranks_a.size < 2 or np.ptp(ranks_a) == 0 or np.ptp(ranks_b) == 0:
+        return None
+    return float(np.corrcoef(ranks_a, ranks_b)[0, 1])
+
+
+def rank_agreement(
+    scores_a: np.ndarray, scores_b: np.ndarray, starts: np.ndarray, ends: np.ndarray, unit: str, k: int = 5
+) -> RankAgreement:
+    """Agreement of two score vectors ``[V]`` over the same items (see :class:`RankAgreement`)."""
+    k = min(k, scores_a.size)
+    top_a = np.argsort(-scores_a, kind="stable")[:k]
+    top_b = np.argsort(-scores_b, kind="stable")[:k]
+    ranks_a, ranks_b = average_ranks(scores_a), average_ranks(scores_b)
+    overlap = int(np.intersect1d(top_a, top_b).size)
+    return RankAgreement(unit, starts, ends, ranks_a, ranks_b, spearman(ranks_a, ranks_b), k, overlap)
+
+
+def word_scores(side: Side, alpha: np.ndarray, axis: WordAxis) -> np.ndarray:
+    """``[C]``: alpha mass per common word, or a baseline's gradient x input summed per word."""
+    if side.baseline:
+        gradient = side.gradient if side.gradient is not None else np.zeros(side.explanation.num_tokens)
+        return token_scores_on_axis(side.explanation, gradient, axis)
+    return covering_mass(alpha)
+
+
+def compare(a: Side, b: Side, k: int = 5) -> Comparison:
+    """Both sides on one word axis with one colour scale. Two span models are compared over the
+    common word spans valid for both (alpha); otherwise over common words (alpha mass per word
+    against gradient x input)."""
+    axis = common_axis(a.explanation, b.explanation)
+    alpha_a, mask_a = alpha_on_axis(a.explanation, axis)
+    alpha_b, mask_b = alpha_on_axis(b.explanation, axis)
+    words_a, words_b = word_scores(a, alpha_a, axis), word_scores(b, alpha_b, axis)
+    if not a.baseline and not b.baseline:
+        starts, ends = np.nonzero(mask_a & mask_b)
+        agreement = rank_agreement(alpha_a[starts, ends], alpha_b[starts, ends], starts, ends, "span", k)
+    else:
+        index = np.arange(len(axis))
+        agreement = rank_agreement(words_a, words_b, index, index, "word", k)
+    zmax = max(float(alpha_a.max(initial=0.0)), float(alpha_b.max(initial=0.0)))
+    return Comparison(axis, alpha_a, mask_a, alpha_b, mask_b, words_a, words_b, zmax, agreement)

@@ -1,0 +1,195 @@
+"""The Compare library: common word axis, alpha on it, shared colour scale, rank agreement, baselines."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from helpers import make_explainer
+
+from selfexplain.checkpoint import save_model
+from selfexplain.compare import (
+    alpha_on_axis,
+    average_ranks,
+    check_compatible,
+    common_axis,
+    compare,
+    covering_mass,
+    default_partner,
+    explain_side,
+    fit_both,
+    rank_agreement,
+    spearman,
+)
+from selfexplain.compare_figures import agreement_figure, axis_grid_figure, gradient_figure
+from selfexplain.errors import InvalidInputError
+from selfexplain.explanation import Explanation, Token
+from selfexplain.pipeline import SelfExplainer
+from selfexplain.style import HIGHLIGHT, PALETTE
+from selfexplain.words import word_view
+
+TEXT = "The film isn't bad, it's un-watchable... really!"
+
+
+@pytest.fixture(scope="module")
+def models(tiny_encoder: Path) -> dict[str, SelfExplainer]:
+    return {
+        "a": make_explainer(tiny_encoder, seed=1),
+        "b": make_explainer(tiny_encoder, seed=2),
+        "piece": make_explainer(tiny_encoder, seed=3, span_unit="piece"),
+        "base": make_explainer(tiny_encoder, seed=4, head="cls"),
+        "nli": make_explainer(tiny_encoder, pair=True, seed=5),
+    }
+
+
+def hand_made(words: list[tuple[int, int]], alpha: dict[tuple[int, int], float], text: str = "unbelievably good"):
+    """A word-level explanation of ``text`` whose tokens are ``words`` (character intervals)."""
+    count = len(words)
+    matrix = np.zeros((count, count))
+    mask = np.zeros((count, count), dtype=bool)
+    for (i, j), value in alpha.items():
+        matrix[i, j], mask[i, j] = value, True
+    tokens = tuple(Token(text[a:b], a, b) for a, b in words)
+    return Explanation(text, None, tokens, ("x", "y"), np.array([0.4, 0.6]), matrix, mask, span_unit="word")
+
+
+def test_a_model_compared_with_itself_agrees_perfectly(models: dict[str, SelfExplainer]) -> None:
+    side = explain_side(models["a"], TEXT)
+    result = compare(side, side, k=5)
+    view = word_view(side.explanation)
+    assert result.axis.labels == view.labels  # same tokenizer: the common words are the model's own words
+    np.testing.assert_array_equal(result.alpha_a, result.alpha_b)
+    np.testing.assert_allclose(result.alpha_a, view.alpha)
+    assert result.agreement.unit == "span" and result.agreement.rho == pytest.approx(1.0)
+    assert result.agreement.overlap == 5 and result.agreement.k == 5
+    assert result.agreement.count == int(view.span_mask.sum())
+    assert result.zmax == pytest.approx(float(view.alpha.max()))
+
+
+def test_two_seeds_share_one_colour_scale(models: dict[str, SelfExplainer]) -> None:
+    a, b = explain_side(models["a"], TEXT), explain_side(models["b"], TEXT)
+    result = compare(a, b)
+    assert result.zmax == max(result.alpha_a.max(), result.alpha_b.max())
+    assert result.alpha_a.sum() == pytest.approx(1.0) and result.alpha_b.sum() == pytest.approx(1.0)
+    np.testing.assert_array_equal(result.mask_a, result.mask_b)
+    assert result.agreement.rho is not None and -1.0 <= result.agreement.rho < 1.0
+    figures = [axis_grid_figure(result.axis, al, m, result.zmax, t) for al, m, t in
+               ((result.alpha_a, result.mask_a, "A"), (result.alpha_b, result.mask_b, "B"))]  # fmt: skip
+    assert {f.data[0].zmax for f in figures} == {result.zmax}
+    assert {f.data[0].zmin for f in figures} == {0.0}
+    z = np.array(figures[0].data[0].z, dtype=float)
+    assert np.isnan(z[~result.mask_a]).all() and np.allclose(z[result.mask_a], result.alpha_a[result.mask_a])
+
+
+def test_a_piece_model_merges_the_axis_into_whitespace_words(models: dict[str, SelfExplainer]) -> None:
+    a, piece = explain_side(models["a"], TEXT), explain_side(models["piece"], TEXT)
+    result = compare(a, piece)
+    assert result.axis.labels == ("The", "film", "isn't", "bad,", "it's", "un-watchable...", "really!")
+    assert result.alpha_a.sum() == pytest.approx(1.0) and result.alpha_b.sum() == pytest.approx(1.0)
+    assert result.axis.span_text(2, 3) == "isn't bad,"
+
+
+def test_overlapping_words_of_two_tokenizers_merge_and_alpha_sums() -> None:
+    # A: "un" | "believably" | "good"; B: "unbeliev" | "ably" | "good" (different word splits)
+    first = hand_made(
+        [(0, 2), (2, 12), (13, 17)],
+        {(0, 0): 0.1, (0, 1): 0.2, (1, 1): 0.3, (0, 2): 0.1, (1, 2): 0.1, (2, 2): 0.2},
+    )
+    second = hand_made([(0, 8), (8, 12), (13, 17)], {(0, 0): 0.5, (1, 1): 0.25, (2, 2): 0.25})
+    axis = common_axis(first, second)
+    assert axis.labels == ("unbelievably", "good") and axis.extents == ((0, 0, 12), (0, 13, 17))
+    alpha, valid = alpha_on_axis(first, axis)
+    np.testing.assert_allclose(alpha, [[0.6, 0.2], [0.0, 0.2]])
+    np.testing.assert_array_equal(valid, [[True, True], [False, True]])
+    alpha_b, valid_b = alpha_on_axis(second, axis)
+    np.testing.assert_allclose(alpha_b, [[0.75, 0.0], [0.0, 0.25]])
+    np.testing.assert_array_equal(valid_b, [[True, False], [False, True]])
+    np.testing.assert_allclose(covering_mass(alpha), [0.8, 0.4])
+
+
+def test_pair_words_follow_the_premise(models: dict[str, SelfExplainer]) -> None:
+    side = explain_side(models["nli"], "A dog runs.", "An animal moves.")
+    axis = compare(side, side).axis
+    assert axis.labels == ("A", "dog", "runs", ".", "An", "animal", "moves", ".")
+    assert [e[0] for e in axis.extents] == [0, 0, 0, 0, 1, 1, 1, 1]
+    assert axis.span_text(4, 5) == "An animal"
+
+
+def test_ranks_spearman_and_top_k() -> None:
+    np.testing.assert_allclose(average_ranks(np.array([3.0, 1.0, 3.0, 2.0])), [1.5, 4.0, 1.5, 3.0])
+    assert spearman(np.array([1.0, 2.0, 3.0]), np.array([3.0, 2.0, 1.0])) == pytest.approx(-1.0)
+    assert spearman(np.array([1.0, 1.0]), np.array([1.0, 2.0])) is None
+    index = np.arange(5)
+    found = rank_agreement(np.array([5.0, 4, 3, 2, 1]), np.array([4.0, 5, 1, 2, 3]), index, index, "word", k=2)
+    assert found.overlap == 2 and found.k == 2
+    assert found.rho == pytest.approx(0.5)  # ranks B: 2 1 5 4 3, so 1 - 6 * (1 + 1 + 4 + 0 + 4) / (5 * 24)
+    assert rank_agreement(np.array([1.0]), np.array([2.0]), index[:1], index[:1], "word", k=5).k == 1
+
+
+def test_baseline_side_has_no_spans_and_a_gradient(models: dict[str, SelfExplainer]) -> None:
+    base = models["base"]
+    side = explain_side(base, TEXT)
+    explanation = side.explanation
+    assert side.baseline and side.head == "cls"
+    assert not explanation.span_mask.any() and explanation.top_spans(5) == []
+    assert explanation.attentions is not None and explanation.attentions.shape[:2] == (2, 2)
+    batch, output = base.forward([TEXT], attentions=False)
+    np.testing.assert_allclose(explanation.probabilities, torch.softmax(output.logits[0], -1).numpy(), rtol=1e-5)
+    # gradient x input by hand: d logit_target / d embedding, dotted with the embedding, at the real tokens
+    embeds = base.model.encoder.get_input_embeddings()(batch.input_ids).detach().requires_grad_(True)
+    logits = base.model(**batch.model_inputs(), inputs_embeds=embeds).logits
+    (grads,) = torch.autograd.grad(logits[0, explanation.predicted_index], embeds)
+    expected = (grads * embeds).sum(-1)[0, batch.token_mask[0]].detach().numpy()
+    np.testing.assert_allclose(side.gradient, expected, rtol=1e-4, atol=1e-7)
+    span = explain_side(models["a"], TEXT)
+    result = compare(span, side)
+    assert result.agreement.unit == "word" and result.agreement.count == len(result.axis)
+    assert result.zmax == pytest.approx(float(result.alpha_a.max())) and not result.mask_b.any()
+    assert result.word_scores_b.sum() == pytest.approx(float(side.gradient.sum()))
+    np.testing.assert_allclose(result.word_scores_a, covering_mass(result.alpha_a))
+    bars = gradient_figure(result.axis, result.word_scores_b, "B")
+    assert list(bars.data[0].marker.color) == [HIGHLIGHT if v >= 0 else PALETTE[0] for v in result.word_scores_b]
+
+
+def test_pair_and_single_models_are_refused(models: dict[str, SelfExplainer]) -> None:
+    with pytest.raises(InvalidInputError, match="takes a premise and a hypothesis but model B"):
+        check_compatible(models["nli"].config, models["a"].config)
+    check_compatible(models["a"].config, models["base"].config)  # a baseline is fine
+    with pytest.raises(InvalidInputError):
+        explain_side(models["base"], TEXT, "a pair for a single-text model")
+
+
+def test_default_partner_takes_the_same_input_kind(models: dict[str, SelfExplainer], tmp_path: Path) -> None:
+    folders = {}
+    for name in ("a", "b", "nli"):
+        folders[name] = tmp_path / name
+        save_model(models[name].model, models[name].tokenizer, folders[name])
+    assert default_partner("a", folders) == "b"
+    assert default_partner("nli", folders) is None
+    (tmp_path / "a" / "selfexplain.json").write_text(json.dumps({"broken": 1}), encoding="utf-8")
+    assert default_partner("b", folders) is None  # an unreadable config is skipped
+
+
+def test_fit_both_cuts_to_a_prefix_that_both_models_read(models: dict[str, SelfExplainer]) -> None:
+    long = " ".join(["the", "plot", "drags", "but", "the", "cast", "shines"] * 40)
+    text, pair, cut = fit_both((models["a"], models["piece"]), long, None)
+    assert cut and pair is None and long.startswith(text) and len(text) < len(long)
+    assert all(m.token_counts([text])[0] <= m.max_tokens for m in (models["a"], models["piece"]))
+    assert fit_both((models["a"], models["b"]), TEXT, None) == (TEXT, None, False)
+
+
+def test_agreement_figure_escapes_text_and_states_rho(models: dict[str, SelfExplainer]) -> None:
+    text = "<b>bold</b> and & more"
+    a, b = explain_side(models["a"], text), explain_side(models["b"], text)
+    result = compare(a, b)
+    figure = agreement_figure(result.agreement, result.axis, "<i>a</i>", "b")
+    assert f"Spearman rho {result.agreement.rho:.2f}" in figure.layout.title.text
+    assert "&lt;i&gt;a&lt;/i&gt;" in figure.layout.xaxis.title.text
+    hover = " ".join(figure.data[1].text)
+    assert "<b>" not in hover and "&lt;b&gt;" in hover
+    assert len(figure.data[1].x) == result.agreement.count
+    grid = axis_grid_figure(result.axis, result.alpha_a, result.mask_a, result.zmax, "A")
+    assert all("<" not in label for label in grid.layout.xaxis.ticktext)
