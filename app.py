@@ -10,10 +10,12 @@ Run: streamlit run app.py
 from __future__ import annotations
 
 import json
+from contextlib import nullcontext
 from functools import partial
 
 import numpy as np
 import streamlit as st
+from plotly.graph_objects import Figure
 
 from pages import PLOT_CONFIG, cached_explainer, cached_explanation, examples_for, model_picker
 from pages.parts.edit_panel import render_edit_panel
@@ -31,6 +33,7 @@ from selfexplain.figures import (
 from selfexplain.highlight import escape_text, highlight_html
 from selfexplain.pipeline import MAX_INPUT_CHARS
 from selfexplain.report import report_html
+from selfexplain.style import presentation_layout
 from selfexplain.words import LEVELS, group_span_at, level_view
 
 st.set_page_config(page_title="selfexplain · Explain", page_icon=":mag:", layout="wide")
@@ -56,6 +59,7 @@ VIEW_PARAMS: dict[str, tuple[str, object]] = {
     "attention": ("attn_aggregate", lambda v: v if v in AGGREGATES else "mean over heads"),
     "layer": ("attn_layer", lambda v: max(0, int(v) - 1)),  # 1-based in the link, as on screen
     "head": ("attn_head", lambda v: max(0, int(v) - 1)),
+    "present": ("present", lambda v: v == "1"),
 }
 
 
@@ -85,6 +89,10 @@ def write_view(explanation: Explanation) -> None:
         "layer": str(int(state.get("attn_layer", 0)) + 1),
         "head": str(int(state.get("attn_head", 0)) + 1),
     }
+    if state.get("present"):
+        values["present"] = "1"
+    elif "present" in st.query_params:
+        del st.query_params["present"]
     selection = selected_span(explanation)
     if selection is not None:
         values["span"] = f"{selection.start_token}-{selection.end_token}"
@@ -163,6 +171,18 @@ def on_model_view_select() -> None:
         st.session_state.attn_layer, st.session_state.attn_head = divmod(index, heads)
 
 
+PRESENT_CSS = """<style>
+[data-testid="stMain"] p, [data-testid="stMain"] li, [data-testid="stCaptionContainer"] { font-size: 1.3rem; }
+[data-testid="stMetricValue"] { font-size: 3rem; }
+.selfexplain-text { font-size: 1.6rem !important; line-height: 2.4rem !important; }
+</style>"""
+
+
+def presented(fig: Figure, present: bool) -> Figure:
+    """A figure enlarged for a projector in presentation mode (larger fonts, taller), else unchanged."""
+    return presentation_layout(fig) if present else fig
+
+
 def main() -> None:
     explainer = model_picker()
     st.title("Why did the model decide that?")
@@ -176,7 +196,40 @@ def main() -> None:
     pair_model = explainer.config.pair
     init_inputs()
     init_view()
-    examples = examples_for(explainer.name)
+    present = st.sidebar.toggle(
+        "Presentation mode", key="present", help="hide the controls, enlarge text and figures, explain each figure"
+    )
+    if present:
+        st.html(PRESENT_CSS)
+    with st.expander("Change the input") if present else nullcontext():
+        text, pair = render_inputs(explainer.name, pair_model)
+    if not text.strip() or (pair_model and not (pair or "").strip()):
+        need = "a premise and a hypothesis" if pair_model else "a sentence or a paragraph"
+        st.info(f"Type or paste {need} above, or pick an example, then press Ctrl+Enter.")
+        return
+    text_in, pair_in, truncated = text, pair, False
+    if pair_model:  # a single long text is read in windows; a pair must fit one window
+        text_in, pair_in, truncated = explainer.truncate_to_fit(text, pair)
+    if truncated:
+        st.warning(
+            f"The pair is longer than the model's {explainer.max_tokens} tokens; only the first part of each text "
+            f"is explained (premise up to “…{escape_text(text_in[-40:])}”)."
+        )
+    explanation = cached_explanation(st.session_state.model_directory, text_in, pair_in)
+    if explanation.windows is not None:
+        st.info(
+            f"This text has {explanation.num_tokens:,} tokens, more than one encoder window "
+            f"({explainer.max_tokens}); it was read in {len(explanation.windows)} overlapping windows with one alpha "
+            "over the spans of all of them."
+        )
+    apply_linked_span(explanation)
+    render(explanation, present)
+    write_view(explanation)
+
+
+def render_inputs(model_name: str, pair_model: bool) -> tuple[str, str | None]:
+    """The example picker and the text boxes; returns ``(text, pair)`` and keeps them in the URL."""
+    examples = examples_for(model_name)
     st.session_state.examples = examples
     if st.session_state.pop("_first_open", False) and examples:
         first = next((e for e in examples if "but" in e["title"].lower()), examples[0])
@@ -203,75 +256,67 @@ def main() -> None:
         st.query_params["pair"] = st.session_state._url_pair = pair or ""
     elif "pair" in st.query_params:
         del st.query_params["pair"]
-    if not text.strip() or (pair_model and not (pair or "").strip()):
-        need = "a premise and a hypothesis" if pair_model else "a sentence or a paragraph"
-        st.info(f"Type or paste {need} above, or pick an example, then press Ctrl+Enter.")
-        return
-    text_in, pair_in, truncated = text, pair, False
-    if pair_model:  # a single long text is read in windows; a pair must fit one window
-        text_in, pair_in, truncated = explainer.truncate_to_fit(text, pair)
-    if truncated:
-        st.warning(
-            f"The pair is longer than the model's {explainer.max_tokens} tokens; only the first part of each text "
-            f"is explained (premise up to “…{escape_text(text_in[-40:])}”)."
-        )
-    explanation = cached_explanation(st.session_state.model_directory, text_in, pair_in)
-    if explanation.windows is not None:
-        st.info(
-            f"This text has {explanation.num_tokens:,} tokens, more than one encoder window "
-            f"({explainer.max_tokens}); it was read in {len(explanation.windows)} overlapping windows with one alpha "
-            "over the spans of all of them."
-        )
-    apply_linked_span(explanation)
-    render(explanation)
-    write_view(explanation)
+    return text, pair
 
 
-def render(explanation: Explanation) -> None:
+def render(explanation: Explanation, present: bool = False) -> None:
+    """The prediction, highlighted spans, the alpha grid beside the attention grid and (unless
+    ``present``: presentation mode shows figures and captions only) the controls and tools."""
     head, bars = st.columns([1, 2])
     head.metric("Prediction", explanation.label)
-    head.caption(f"{explanation.confidence:.1%} confidence · model {explanation.model_name}")
-    bars.plotly_chart(probability_figure(explanation), config=PLOT_CONFIG, key="probabilities")
+    head.caption(f"{explanation.confidence:.1%} confidence · model {escape_text(explanation.model_name)}")
+    bars.plotly_chart(presented(probability_figure(explanation), present), config=PLOT_CONFIG, key="probabilities")
+    bars.caption(
+        "Each bar is the probability the model gives one label; the highlighted bar is its prediction. "
+        "The spans below are what the classifier read to get there."
+    )
 
     st.subheader("What the model relied on")
-    c1, c2, c3 = st.columns([2, 2, 3])
     st.session_state.setdefault("top_k", 5)
     st.session_state.setdefault("overlapping", False)
     st.session_state.setdefault("grid_level", "word" if explanation.span_unit == "word" else "token")
-    k = c1.slider("Spans to show", 1, 20, key="top_k")
-    overlapping = c2.toggle("Allow overlapping spans", key="overlapping")
-    level = (
-        c3.segmented_control(
-            "Grid level",
-            LEVELS,
-            key="grid_level",
-            help="merge wordpieces into words, or words into sentences (for long texts)",
+    if present:
+        k, overlapping = int(st.session_state.top_k), bool(st.session_state.overlapping)
+        level = st.session_state.grid_level or "token"
+    else:
+        c1, c2, c3 = st.columns([2, 2, 3])
+        k = c1.slider("Spans to show", 1, 20, key="top_k")
+        overlapping = c2.toggle("Allow overlapping spans", key="overlapping")
+        level = (
+            c3.segmented_control(
+                "Grid level",
+                LEVELS,
+                key="grid_level",
+                help="merge wordpieces into words, or words into sentences (for long texts)",
+            )
+            or "token"
         )
-        or "token"
-    )
     spans = explanation.top_spans(k) if overlapping else explanation.top_spans_non_overlapping(k)
     spans = [span for span in spans if span.alpha > 0]  # a sparse alpha's zero spans are not highlighted
     highlight_target = st.empty()
 
     grid_col, attn_col = st.columns(2, gap="large")
     with grid_col:
-        g1, g2 = st.columns(2)
-        log_colour = g1.toggle(
-            "Log colour", value=False, key="log_colour", help="a log scale shows the many small alphas too"
-        )
         groups = level_view(explanation, level)
         units = groups.word_of_token if groups is not None else np.arange(explanation.num_tokens)
         count = int(units[-1]) + 1 if len(units) else 1
         width_limit = max(1, count)
         default_width = width_limit if count <= MAX_GRID_UNITS else min(width_limit, 40)
-        max_width = g2.number_input(
-            "Max span width",
-            1,
-            width_limit,
-            default_width,
-            key=f"max_width_{width_limit}",
-            help="a band along the diagonal",
-        )
+        if present:
+            log_colour, max_width = False, default_width
+        else:
+            g1, g2 = st.columns(2)
+            log_colour = g1.toggle(
+                "Log colour", value=False, key="log_colour", help="a log scale shows the many small alphas too"
+            )
+            max_width = g2.number_input(
+                "Max span width",
+                1,
+                width_limit,
+                default_width,
+                key=f"max_width_{width_limit}",
+                help="a band along the diagonal",
+            )
         view = None
         if count > MAX_GRID_UNITS:
             start = st.slider(
@@ -285,7 +330,7 @@ def render(explanation: Explanation) -> None:
             cell = (int(units[selection.start_token]), int(units[selection.end_token]))
         grid = span_grid_figure(explanation, log_colour, int(max_width), level, cell, view)
         st.plotly_chart(
-            grid,
+            presented(grid, present),
             on_select=partial(on_grid_select, explanation, groups),
             selection_mode="points",
             key="grid",
@@ -298,8 +343,16 @@ def render(explanation: Explanation) -> None:
             "that span; the weights sum to 1 and the prediction is read from them. Click a cell to highlight it."
         )
     with attn_col:
-        render_attention(explanation)
+        render_attention(explanation, present)
 
+    if present:
+        with highlight_target.container():
+            st.html(highlight_html(explanation, spans, selected_span(explanation)))
+            st.caption(
+                f"The {len(spans)} spans with the highest alpha, darker for more weight. "
+                "They are the parts of the text the classifier's decision was read from."
+            )
+        return
     table = span_table(explanation, 20)
     table = table[table["alpha"] > 0].reset_index(drop=True)  # ranked, so row i is still top_spans(20)[i]
     zeros = int(explanation.span_mask.sum()) - len(table)
@@ -407,7 +460,7 @@ def attention_figure_for(explanation: Explanation):
     return attention_figure(matrix, explanation.attention_tokens, title)
 
 
-def render_attention(explanation: Explanation) -> None:
+def render_attention(explanation: Explanation, present: bool = False) -> None:
     if explanation.attentions is None:
         st.info(
             "Raw self-attention is shown for inputs that fit one encoder window; this text was read in "
@@ -416,21 +469,23 @@ def render_attention(explanation: Explanation) -> None:
         return
     layers, heads = explanation.attentions.shape[:2]
     st.session_state.attn_heads = heads
-    a1, a2, a3 = st.columns([2, 1, 1])
     st.session_state.setdefault("attn_aggregate", "mean over heads")
     st.session_state.setdefault("attn_layer", layers - 1)
     st.session_state.setdefault("attn_head", 0)
     st.session_state.attn_layer = min(int(st.session_state.attn_layer), layers - 1)
     st.session_state.attn_head = min(int(st.session_state.attn_head), heads - 1)
-    aggregate = a1.selectbox("Attention", AGGREGATES, key="attn_aggregate")
-    a2.selectbox(
-        "Layer", list(range(layers)), key="attn_layer", format_func=lambda i: str(i + 1),
-        disabled=aggregate in ("mean over layers", "rollout"),
-    )  # fmt: skip
-    a3.selectbox(
-        "Head", list(range(heads)), key="attn_head", format_func=lambda i: str(i + 1), disabled=aggregate != "head"
-    )
-    st.plotly_chart(attention_figure_for(explanation), key="attention", config=PLOT_CONFIG, theme=None)
+    if not present:
+        a1, a2, a3 = st.columns([2, 1, 1])
+        aggregate = a1.selectbox("Attention", AGGREGATES, key="attn_aggregate")
+        a2.selectbox(
+            "Layer", list(range(layers)), key="attn_layer", format_func=lambda i: str(i + 1),
+            disabled=aggregate in ("mean over layers", "rollout"),
+        )  # fmt: skip
+        a3.selectbox(
+            "Head", list(range(heads)), key="attn_head", format_func=lambda i: str(i + 1), disabled=aggregate != "head"
+        )
+    figure = presented(attention_figure_for(explanation), present)
+    st.plotly_chart(figure, key="attention", config=PLOT_CONFIG, theme=None)
     st.caption(
         "How to read it: a different kind of grid. Each row is a token inside the encoder (including [CLS] and "
         "[SEP]) and each column a token it attends to; a row sums to 1. Attention mixes token vectors inside the "

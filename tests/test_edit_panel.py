@@ -106,3 +106,24 @@ def test_user_text_in_the_history_is_escaped(models_dir: Path) -> None:
     at.button(key="edit_apply").click().run()
     history = next(c.value for c in at.caption if c.value.startswith("Edits so far"))
     assert "![x](" not in history and "**bold**" not in history
+
+
+def test_presentation_mode_hides_controls_and_explains_figures(models_dir: Path) -> None:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params["present"] = "1"
+    at.run()
+    at.selectbox(key="model_choice").set_value("Other folder…").run()
+    at.text_input(key="model_path").input(str(models_dir / "tiny-sst")).run()
+    at.text_area(key="text").input(TEXT).run()
+    assert not at.exception
+    assert at.toggle(key="present").value
+    keys = {w.key for w in [*at.slider, *at.toggle, *at.button, *at.selectbox]}
+    assert not keys & {"top_k", "overlapping", "log_colour", "attn_aggregate", "edit_apply", "flip_button"}
+    specs = [json.loads(c.proto.spec)["layout"] for c in at.get("plotly_chart")]
+    assert len(specs) == 3 and all(layout["font"]["size"] == 20 for layout in specs)
+    captions = " ".join(c.value for c in at.caption)
+    assert "Each bar is the probability" in captions and "How to read it" in captions
+    assert "highest alpha" in captions
+    assert at.query_params["present"] == "1"
+    at.toggle(key="present").set_value(False).run()
+    assert at.slider(key="top_k").value == 5 and "present" not in at.query_params
