@@ -1,0 +1,126 @@
+"""AppTest checks of the Compare page: two models, a baseline, pair models, refusals, the share link."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers import make_explainer
+from streamlit.testing.v1 import AppTest
+
+from selfexplain.checkpoint import save_model
+
+PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "1_Compare.py")
+TEXT = "The visuals are gorgeous, but the story is thin."
+
+
+@pytest.fixture(scope="module")
+def models_dir(tiny_encoder: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("compare-models")
+    specs = {
+        "tiny-a": {"seed": 1},
+        "tiny-b": {"seed": 2},
+        "tiny-base": {"seed": 3, "head": "mean"},
+        "tiny-nli": {"seed": 4, "pair": True},
+        "tiny-nli-2": {"seed": 5, "pair": True},
+    }
+    for name, spec in specs.items():
+        explainer = make_explainer(tiny_encoder, **spec)
+        explainer.model.config.name = name
+        save_model(explainer.model, explainer.tokenizer, root / name)
+    return root
+
+
+def charts(at: AppTest) -> dict[str, dict]:
+    found = {}
+    for element in at.get("plotly_chart"):
+        spec = json.loads(element.proto.spec)
+        found[(spec.get("layout", {}).get("title") or {}).get("text", "")] = spec
+    return found
+
+
+def param(at: AppTest, name: str) -> str | None:
+    """A URL parameter as the page left it (AppTest keeps a string, or a list of one)."""
+    value = at.query_params.get(name)
+    return value[0] if isinstance(value, list) else value
+
+
+def open_compare(monkeypatch: pytest.MonkeyPatch, models_dir: Path, **params: str) -> AppTest:
+    monkeypatch.setenv("SELFEXPLAIN_MODELS_DIR", str(models_dir))
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    for name, value in params.items():
+        at.query_params[name] = value
+    return at.run()
+
+
+def test_two_models_side_by_side(monkeypatch: pytest.MonkeyPatch, models_dir: Path) -> None:
+    at = open_compare(monkeypatch, models_dir, model_a="tiny-a", model_b="tiny-b", text=TEXT)
+    assert not at.exception and not at.error
+    assert [m.label for m in at.metric] == ["Prediction", "Prediction"]
+    found = charts(at)
+    grids = [found["A: alpha over word spans"], found["B: alpha over word spans"]]
+    assert grids[0]["data"][0]["zmax"] == grids[1]["data"][0]["zmax"] > 0
+    assert "A: raw self-attention (layer 2, mean over heads)" in found
+    assert "B: raw self-attention (layer 2, mean over heads)" in found
+    assert any(title.startswith("Rank agreement over") for title in found)
+    assert any("Spearman rho =" in caption.value for caption in at.caption)
+    assert param(at, "model_a") == "tiny-a" and param(at, "model_b") == "tiny-b" and param(at, "text") == TEXT
+    at.text_area(key="compare_text").input("A dull, lifeless film.").run()
+    assert not at.exception
+    assert param(at, "text") == "A dull, lifeless film."
+
+
+def test_a_model_against_itself_agrees(monkeypatch: pytest.MonkeyPatch, models_dir: Path) -> None:
+    at = open_compare(monkeypatch, models_dir, model_a="tiny-a", model_b="tiny-a", text=TEXT)
+    assert not at.exception
+    assert any("Spearman rho = 1.00; 5 of the top 5" in caption.value for caption in at.caption)
+
+
+def test_baseline_column_shows_gradient_and_attention(monkeypatch: pytest.MonkeyPatch, models_dir: Path) -> None:
+    at = open_compare(monkeypatch, models_dir, model_a="tiny-a", model_b="tiny-base", text=TEXT)
+    assert not at.exception and not at.error
+    found = charts(at)
+    assert "B: gradient x input per word" in found and "B: alpha over word spans" not in found
+    assert "B: raw self-attention (layer 2, mean over heads)" in found and "A: alpha over word spans" in found
+    assert any("plain baseline (mean head)" in info.value for info in at.info)
+    assert any("common words, ranked by each model's word score" in caption.value for caption in at.caption)
+
+
+def test_pair_models_get_two_boxes(monkeypatch: pytest.MonkeyPatch, models_dir: Path) -> None:
+    at = open_compare(
+        monkeypatch, models_dir, model_a="tiny-nli", model_b="tiny-nli-2", text="A dog runs.", pair="An animal moves."
+    )
+    assert not at.exception and not at.error
+    assert [box.label for box in at.text_area] == ["Premise", "Hypothesis"]
+    assert at.text_area(key="compare_pair").value == "An animal moves."
+    assert "A: alpha over word spans" in charts(at)
+
+
+def test_pair_and_single_text_models_are_refused(monkeypatch: pytest.MonkeyPatch, models_dir: Path) -> None:
+    at = open_compare(monkeypatch, models_dir, model_a="tiny-a", model_b="tiny-nli", text=TEXT)
+    assert not at.exception
+    assert len(at.error) == 1 and "cannot be compared" in at.error[0].value
+    assert "two pair models or two single-text models" in at.error[0].value
+    assert not charts(at)
+
+
+def test_default_partner_and_typed_folder(monkeypatch: pytest.MonkeyPatch, models_dir: Path) -> None:
+    at = open_compare(monkeypatch, models_dir, model_a="tiny-nli", text="A dog runs.", pair="An animal moves.")
+    partner = at.selectbox(key="model_b_choice").value  # the first other pair model (shipped or in the folder)
+    assert partner in ("snli-minilm", "tiny-nli-2") and not at.error
+    at.selectbox(key="model_b_choice").set_value("Other folder…").run()
+    assert any("Type the path" in info.value for info in at.info)
+    at.text_input(key="model_b_path").input(str(models_dir / "tiny-nli")).run()
+    assert not at.exception and not at.error
+    assert "model_b" not in at.query_params  # a typed folder is not put in the link
+
+
+def test_markup_in_the_text_is_escaped(monkeypatch: pytest.MonkeyPatch, models_dir: Path) -> None:
+    markup = "<img src=x onerror=alert(1)> **bold** a dull film"
+    at = open_compare(monkeypatch, models_dir, model_a="tiny-a", model_b="tiny-base", text=markup)
+    assert not at.exception
+    shown = " ".join(element.proto.body for element in at.get("html"))
+    assert "<img" not in shown and "&#60;img src=x onerror=alert&#40;1&#41;&#62;" in shown
+    ticks = " ".join(charts(at)["A: alpha over word spans"]["layout"]["xaxis"]["ticktext"])
+    assert "<img" not in ticks and "&lt;img" in ticks
