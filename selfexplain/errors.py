@@ -54,3 +54,19 @@ USER_ERRORS: tuple[type[BaseException], ...] = (
     UnknownModelError,
     OSError,  # unreadable input, full disk, read-only output folder: reported, never a traceback
 )
+
+
+class GalleryDatabaseError(RuntimeError):
+    """The gallery database cannot be used: a bad URL, a missing driver, a server that does not answer,
+    or a schema written by a newer selfexplain."""
+
+
+class PinNotFoundError(LookupError):
+    """No pin in the gallery has this id."""
+
+
+class GalleryImportError(ValueError):
+    """A pin file (JSONL) cannot be read or holds an invalid record; the message names the line."""
+
+
+USER_ERRORS += (GalleryDatabaseError, PinNotFoundError, GalleryImportError)

@@ -1,0 +1,120 @@
+"""``selfexplain gallery add|list|show|remove|export|import``: the pin store from the command line.
+
+The database is the one the app uses (``SELFEXPLAIN_DB_URL``, else ``$SELFEXPLAIN_HOME/gallery.sqlite3``).
+Imports stay inside the handlers so ``selfexplain --help`` loads neither SQLAlchemy nor torch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+
+def add_command(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``gallery`` and its actions."""
+    gallery = subparsers.add_parser(
+        "gallery", help="pinned explanations in a database (SELFEXPLAIN_DB_URL or $SELFEXPLAIN_HOME/gallery.sqlite3)"
+    )
+    actions = gallery.add_subparsers(dest="gallery_action", required=True)
+    add = actions.add_parser("add", help="explain a text and pin it; prints the new pin's id")
+    add.add_argument("text", help="the text to explain and pin")
+    add.add_argument("--pair", default=None, help="second text (hypothesis) for pair models")
+    add.add_argument("--model", default=None, help="shipped model name or model folder (default sst5-minilm)")
+    add.add_argument("--note", default="", help="a note kept with the pin")
+    add.set_defaults(handler=run_add)
+    listing = actions.add_parser("list", help="every pin, newest first")
+    listing.add_argument("--search", default="", help="only pins whose text, pair, note, model or label contains this")
+    listing.add_argument("--json", action="store_true", help="one JSON array of pins (without explanations)")
+    listing.set_defaults(handler=run_list)
+    show = actions.add_parser("show", help="one pin: prediction, top spans, note")
+    show.add_argument("id")
+    show.add_argument("--json", action="store_true", help="the whole pin, stored explanation included")
+    show.set_defaults(handler=run_show)
+    remove = actions.add_parser("remove", help="delete a pin")
+    remove.add_argument("id")
+    remove.set_defaults(handler=run_remove)
+    export = actions.add_parser("export", help="write every pin to a JSONL file")
+    export.add_argument("file", type=Path)
+    export.set_defaults(handler=run_export)
+    load = actions.add_parser("import", help="add the pins of a JSONL export (all or none; known ids skipped)")
+    load.add_argument("file", type=Path)
+    load.set_defaults(handler=run_import)
+
+
+def _store():
+    from selfexplain.gallery.store import GalleryStore
+
+    return GalleryStore()
+
+
+def _one_line(text: str, width: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def run_add(args: argparse.Namespace) -> int:
+    from selfexplain.pipeline import load_model, resolve_model
+
+    store = _store()  # a bad database URL fails before the model loads
+    explainer = load_model(resolve_model(args.model))
+    explanation = explainer.explain(args.text, pair=args.pair, attentions=False)
+    pin = store.add(explanation, explainer.name, note=args.note)
+    print(pin.id)
+    return 0
+
+
+def run_list(args: argparse.Namespace) -> int:
+    pins = _store().list(search=args.search)
+    if args.json:
+        print(json.dumps([pin.to_dict() for pin in pins], ensure_ascii=False))
+        return 0
+    if not pins:
+        print("no pins")
+        return 0
+    for pin in pins:
+        when = pin.created.strftime("%Y-%m-%d %H:%M")
+        note = f"  [{_one_line(pin.note, 30)}]" if pin.note else ""
+        print(f"{pin.id}  {when}  {_one_line(pin.model, 20):<20}  {_one_line(pin.label, 14):<14}  "
+              f"{_one_line(pin.text, 60)}{note}")  # fmt: skip
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    pin = _store().get(args.id)
+    if args.json:
+        print(json.dumps(pin.to_dict(), ensure_ascii=False))
+        return 0
+    probabilities = pin.explanation["probabilities"]
+    print(f"pin {pin.id}  ·  {pin.created.isoformat(timespec='seconds')}  ·  model {pin.model}")
+    print(f"text: {pin.text}")
+    if pin.pair is not None:
+        print(f"pair: {pin.pair}")
+    if pin.note:
+        print(f"note: {pin.note}")
+    print(f"{pin.label}  (" + ", ".join(f"{n} {p:.3f}" for n, p in probabilities.items()) + ")")
+    shown = [span for span in pin.explanation["spans"] if span["alpha"] > 0]
+    for span in shown:
+        print(f"{span['rank']:>3}. {span['alpha']:.4f}  {span['text']}")
+    return 0
+
+
+def run_remove(args: argparse.Namespace) -> int:
+    _store().remove(args.id)
+    print(f"removed {args.id}")
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    count = _store().export_jsonl(args.file)
+    print(f"exported {count} pin(s) to {args.file}")
+    return 0
+
+
+def run_import(args: argparse.Namespace) -> int:
+    from selfexplain.gallery.transfer import read_pins
+
+    pins = read_pins(args.file)  # a bad file is reported before the database is opened
+    added, skipped = _store().import_pins(pins)
+    print(f"imported {added} pin(s) from {args.file}" + (f"; {skipped} already present" if skipped else ""))
+    return 0

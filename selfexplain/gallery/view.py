@@ -1,0 +1,69 @@
+"""Plain data for showing a stored pin with the app's usual pieces (no Streamlit here).
+
+A pin keeps the top spans, not the ``[T, T]`` grid, so it cannot be turned back into a full
+:class:`~selfexplain.explanation.Explanation`. :func:`summary_explanation` gives a tokenless one that
+carries the text, the pair, the label names and the probabilities, which is all that
+``highlight_html`` and ``probability_figure`` read; :func:`pin_spans` gives the stored spans back as
+:class:`~selfexplain.explanation.Span` objects.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode, urljoin, urlsplit, urlunsplit
+
+import numpy as np
+
+from selfexplain.explanation import Explanation, Span, disjoint_spans
+from selfexplain.gallery.records import Pin
+
+GALLERY_PATH = "Gallery"  # pages/8_Gallery.py is served at /Gallery
+
+
+def summary_explanation(pin: Pin) -> Explanation:
+    """An Explanation with the pin's text, pair, labels and probabilities; no tokens (``T = 0``), no alpha."""
+    probabilities = pin.explanation["probabilities"]
+    return Explanation(
+        text=pin.text,
+        pair=pin.pair,
+        tokens=(),
+        label_names=tuple(probabilities),
+        probabilities=np.array([float(p) for p in probabilities.values()]),
+        alpha=np.zeros((0, 0)),
+        span_mask=np.zeros((0, 0), dtype=bool),
+        model_name=pin.model,
+        span_unit=str(pin.explanation.get("span_unit", "piece")),
+    )
+
+
+def pin_spans(pin: Pin, k: int = 5, overlapping: bool = False) -> list[Span]:
+    """The stored spans with alpha above 0, best first: the top ``k``, or the first ``k`` that share
+    no token with a better one (the Explain page's default view)."""
+    stored = [s for s in pin.explanation["spans"] if s["alpha"] > 0]
+    stored.sort(key=lambda s: s["rank"])
+    spans = [Span(**{key: s[key] for key in Span.__dataclass_fields__}) for s in stored]
+    if overlapping or not spans:
+        return spans[:k]
+    starts = np.array([s.start_token for s in spans])
+    ends = np.array([s.end_token for s in spans])
+    kept = disjoint_spans(starts, ends, int(ends.max()) + 1, count=k)
+    return [spans[i] for i in kept]
+
+
+def _page_base(page_url: str | None) -> str:
+    scheme, netloc, path, _, _ = urlsplit(page_url or "/")
+    return urlunsplit((scheme, netloc, path or "/", "", ""))
+
+
+def permalink(pin_id: str, page_url: str | None) -> str:
+    """The Gallery URL that opens ``pin_id``, beside ``page_url`` (the URL of the page showing the link:
+    the Explain page or the Gallery, so a ``server.baseUrlPath`` is kept)."""
+    return urljoin(_page_base(page_url), f"{GALLERY_PATH}?{urlencode({'pin': pin_id})}")
+
+
+def explain_link(pin: Pin, page_url: str | None) -> str:
+    """The Explain page's URL for the pin's input (``?text=...&pair=...&model=...``), beside ``page_url``."""
+    params: dict[str, Any] = {"text": pin.text, "model": pin.model}
+    if pin.pair is not None:
+        params["pair"] = pin.pair
+    return urljoin(_page_base(page_url), "./?" + urlencode(params))
