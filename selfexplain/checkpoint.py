@@ -8,11 +8,16 @@ Two weight layouts:
   in the config, matrices stored as int8 with one scale per row. A shipped model
   is then a few MB instead of the encoder's 90 MB.
 
+Beside them, as in the Hugging Face layout, ``config.json`` holds the label maps and names the
+library (metadata only: loading reads ``selfexplain.json``, and folders without it load as before),
+and ``train`` adds a model card, ``README.md`` (:mod:`selfexplain.model_card`).
+
 Writes are atomic: a directory is built beside its target and renamed into place.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
@@ -34,6 +39,7 @@ FULL_WEIGHTS = "weights.safetensors"
 HEAD_WEIGHTS = "head.safetensors"
 DELTA_WEIGHTS = "encoder_delta.safetensors"
 ENCODER_CONFIG_DIR = "encoder"
+HUB_CONFIG = "config.json"
 # Delta matrices at least this large are stored as int8 rows; smaller tensors as float32.
 QUANTISE_MIN_ELEMENTS = 4096
 
@@ -83,6 +89,22 @@ def _encoder_delta(model: SelfExplainingModel) -> dict[str, torch.Tensor]:
     return tensors
 
 
+def hub_config(config: ModelConfig) -> dict[str, object]:
+    """The metadata-only ``config.json`` of the Hugging Face layout. It has no ``model_type``: transformers
+    reads this file when it loads the folder's tokenizer and would warn about an unknown model type."""
+    return {
+        "library_name": "selfexplain",
+        "architectures": ["SelfExplainingModel"],
+        "selfexplain_config": CONFIG_FILE,
+        "encoder": config.encoder,
+        "pair": config.pair,
+        "problem_type": "single_label_classification",
+        "num_labels": config.num_labels,
+        "id2label": {str(i): name for i, name in enumerate(config.label_names)},
+        "label2id": {name: i for i, name in enumerate(config.label_names)},
+    }
+
+
 def save_model(
     model: SelfExplainingModel,
     tokenizer: PreTrainedTokenizerBase,
@@ -92,6 +114,7 @@ def save_model(
     """Write ``model`` and ``tokenizer`` to ``directory`` (atomically)."""
     with atomic_directory(Path(directory)) as staging:
         model.config.save(staging)
+        (staging / HUB_CONFIG).write_text(json.dumps(hub_config(model.config), indent=2) + "\n", encoding="utf-8")
         tokenizer.save_pretrained(staging)
         state = {k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()}
         if compact:

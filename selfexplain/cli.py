@@ -9,6 +9,7 @@ import argparse
 import importlib
 import json
 import pkgutil
+import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -179,7 +180,12 @@ def run_train(args: argparse.Namespace) -> int:
         fused=not args.no_fused,
         temperature_start=args.anneal_temperature,
     )
-    metrics = train(config, train_examples, dev_examples, args.out, options)
+    sources = {"train": args.train, "dev": args.dev, "command": shlex.join(["selfexplain", *args.argv])}
+    if args.phrases:
+        sources.update(phrases=True, min_phrase_words=args.min_phrase_words)
+    if args.shuffle_words:
+        sources["shuffle_words"] = True
+    metrics = train(config, train_examples, dev_examples, args.out, options, sources)
     if metrics:  # empty on the non-main processes of a multi-process run
         print(f"best dev accuracy {metrics['best_dev_accuracy']:.4f}; model in {Path(args.out) / 'best'}")
     return 0
@@ -212,6 +218,9 @@ def run_eval(args: argparse.Namespace) -> int:
     if args.record and accuracy is not None and explainer.directory is not None:
         config.metrics = {**config.metrics, "test_accuracy": accuracy, "test_examples": float(len(examples))}
         config.save(explainer.directory)
+        from selfexplain.model_card_text import record_evaluation
+
+        record_evaluation(explainer.directory, config, str(args.data))
     print(json.dumps(summary))
     return 0
 
@@ -274,6 +283,7 @@ def read_utf8(data: bytes, where: str) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # the command line, for model cards
     fix_mmap_threshold()
     handlers = {"train": run_train, "eval": run_eval, "explain": run_explain}
     handler = handlers.get(args.command) or args.handler

@@ -1,5 +1,5 @@
 """The training loop: AdamW with linear warm-up and decay, dev accuracy each epoch,
-best checkpoint kept, resumable after an interruption.
+best checkpoint kept (with a model card), resumable after an interruption.
 
 It runs through Hugging Face ``accelerate``: plain ``python`` on one CPU, or the
 same command under ``accelerate launch`` for several GPUs or machines.
@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Literal
@@ -31,6 +31,8 @@ from selfexplain.encoders import load_tokenizer
 from selfexplain.encoding import encode
 from selfexplain.evaluation import predict_examples
 from selfexplain.model import SelfExplainingModel
+from selfexplain.model_card import write_model_card
+from selfexplain.model_card_text import card_from_training
 from selfexplain.windows import plan_windows
 
 STATE_TENSORS = "optimizer.safetensors"
@@ -168,9 +170,12 @@ def train(
     dev_examples: Sequence[Example],
     out: Path,
     options: TrainOptions = TrainOptions(),
+    sources: Mapping[str, str | int | float | bool | None] | None = None,
 ) -> dict[str, object]:
     """Train (or resume training) into ``out``; returns the metrics written to metrics.json
-    (an empty dict on the other processes of an ``accelerate launch`` run)."""
+    (an empty dict on the other processes of an ``accelerate launch`` run). At the end ``OUT/best``
+    gets a model card (``README.md``); ``sources`` adds what the caller knows about the data (the
+    ``train`` and ``dev`` sources, the ``command`` line, options applied to the data)."""
     from accelerate import Accelerator
 
     accelerator = Accelerator(cpu=not torch.cuda.is_available())
@@ -255,4 +260,8 @@ def train(
         return {}  # under `accelerate launch` the main process evaluates, saves and reports
     metrics = {"best_dev_accuracy": best, "history": history, "options": asdict(options), "config": asdict(config)}
     (out / "metrics.json").write_text(json.dumps(metrics, indent=2), encoding="utf-8")
+    card = card_from_training(
+        ModelConfig.load(out / "best"), asdict(options), sources, len(train_examples), len(dev_examples)
+    )
+    write_model_card(out / "best", card)
     return metrics
