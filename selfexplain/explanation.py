@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -181,6 +182,18 @@ class Explanation:
         from_right = np.cumsum(weights[:, ::-1], axis=1)[:, ::-1]  # sum over j >= t
         covering = np.cumsum(from_right, axis=0)  # then over i <= t
         return np.diagonal(covering).copy()
+
+    def _repr_html_(self) -> str:
+        """Jupyter's inline view (static HTML and SVG, every text escaped): see :mod:`selfexplain.notebook`."""
+        from selfexplain.notebook import explanation_html
+
+        return explanation_html(self)
+
+    def show(self, path: str | Path | None = None) -> Path | None:
+        """Display inline in Jupyter; elsewhere (or with ``path``) write an HTML file and return its path."""
+        from selfexplain.notebook import show
+
+        return show(self, path)
 
     def to_dict(self, top_k: int | None = 10, attentions: bool = False) -> dict[str, Any]:
         """JSON-ready dict; ``top_k=None`` lists every valid span."""
