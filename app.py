@@ -17,13 +17,22 @@ import numpy as np
 import streamlit as st
 from plotly.graph_objects import Figure
 
-from pages import PLOT_CONFIG, cached_explainer, cached_explanation, examples_for, model_picker
+from pages import PLOT_CONFIG, cached_explanation, examples_for, model_picker, pin_widget
+from pages.parts.attention_panel import attention_figure_for, on_model_view_select, render_attention
 from pages.parts.edit_panel import render_edit_panel
-from selfexplain.attention import AGGREGATES, aggregate_attention
-from selfexplain.explanation import Explanation, Span
+from pages.parts.flip_panel import render_flip
+from pages.parts.view_state import (
+    apply_linked_span,
+    init_inputs,
+    init_view,
+    remember,
+    selected_span,
+    use_example,
+    write_view,
+)
+from selfexplain.explanation import Explanation
 from selfexplain.figures import (
     MAX_GRID_UNITS,
-    attention_figure,
     grid_view,
     model_view_figure,
     probability_figure,
@@ -37,105 +46,6 @@ from selfexplain.style import presentation_layout
 from selfexplain.words import LEVELS, group_span_at, level_view
 
 st.set_page_config(page_title="selfexplain · Explain", page_icon=":mag:", layout="wide")
-
-
-def init_inputs() -> None:
-    """Inputs come from the URL, so a view can be shared as a link; a URL that changed since this
-    page last wrote it (a link opened from another page) replaces what the boxes held."""
-    if "text" not in st.session_state and not st.query_params.get("text"):
-        st.session_state._first_open = True  # main() shows an example instead of an empty box
-    for key in ("text", "pair"):
-        in_url = st.query_params.get(key)
-        if key not in st.session_state or (in_url is not None and in_url != st.session_state.get(f"_url_{key}")):
-            st.session_state[key] = (in_url or "")[:MAX_INPUT_CHARS]
-            st.session_state[f"_url_{key}"] = in_url
-
-
-# view state kept in the share link: URL parameter -> (session key, parse); parse raises ValueError on junk
-VIEW_PARAMS: dict[str, tuple[str, object]] = {
-    "k": ("top_k", lambda v: min(20, max(1, int(v)))),
-    "overlap": ("overlapping", lambda v: v == "1"),
-    "level": ("grid_level", lambda v: v if v in LEVELS else "token"),
-    "attention": ("attn_aggregate", lambda v: v if v in AGGREGATES else "mean over heads"),
-    "layer": ("attn_layer", lambda v: max(0, int(v) - 1)),  # 1-based in the link, as on screen
-    "head": ("attn_head", lambda v: max(0, int(v) - 1)),
-    "present": ("present", lambda v: v == "1"),
-}
-
-
-def init_view() -> None:
-    """On a fresh session, take the view (span count, grid level, attention mode, layer, head, the
-    selected span) from the share link; junk values are ignored."""
-    for param, (key, parse) in VIEW_PARAMS.items():
-        value = st.query_params.get(param)
-        if value is not None and key not in st.session_state:
-            try:
-                st.session_state[key] = parse(value)  # type: ignore[operator]
-            except ValueError:
-                pass
-    if "_view_loaded" not in st.session_state:  # the linked span is read once, on the session's first run
-        st.session_state._view_loaded = True
-        st.session_state._url_span = st.query_params.get("span")
-
-
-def write_view(explanation: Explanation) -> None:
-    """Put the current view into the URL so a copied link reopens exactly this view."""
-    state = st.session_state
-    values = {
-        "k": str(state.get("top_k", 5)),
-        "overlap": "1" if state.get("overlapping") else "0",
-        "level": str(state.get("grid_level") or "token"),
-        "attention": str(state.get("attn_aggregate", "mean over heads")),
-        "layer": str(int(state.get("attn_layer", 0)) + 1),
-        "head": str(int(state.get("attn_head", 0)) + 1),
-    }
-    if state.get("present"):
-        values["present"] = "1"
-    elif "present" in st.query_params:
-        del st.query_params["present"]
-    selection = selected_span(explanation)
-    if selection is not None:
-        values["span"] = f"{selection.start_token}-{selection.end_token}"
-    elif "span" in st.query_params:
-        del st.query_params["span"]
-    for name, value in values.items():
-        if st.query_params.get(name) != value:
-            st.query_params[name] = value
-
-
-def apply_linked_span(explanation: Explanation) -> None:
-    """Select the span named in the share link (``span=START-END``, token indices), once."""
-    link = st.session_state.pop("_url_span", None)
-    if not link or st.session_state.get("selected_span"):
-        return
-    try:
-        start, end = (int(part) for part in str(link).split("-"))
-    except ValueError:
-        return
-    span = explanation.span_at(start, end)
-    if span is not None:
-        remember(explanation, span)
-
-
-def use_example() -> None:
-    example = st.session_state.get("example_choice")
-    for item in st.session_state.get("examples", []):
-        if item["title"] == example:
-            st.session_state.text = item["text"]
-            st.session_state.pair = item.get("pair", "")
-            st.session_state.pop("selected_span", None)
-
-
-def selected_span(explanation: Explanation) -> Span | None:
-    """The span picked in the grid or the table, if it belongs to this input."""
-    chosen = st.session_state.get("selected_span")
-    if not chosen or chosen.get("key") != (explanation.text, explanation.pair):
-        return None
-    return Span(**chosen["span"])
-
-
-def remember(explanation: Explanation, span: Span) -> None:
-    st.session_state.selected_span = {"key": (explanation.text, explanation.pair), "span": span.__dict__}
 
 
 def on_grid_select(explanation: Explanation, groups: object) -> None:
@@ -160,15 +70,6 @@ def on_table_select(explanation: Explanation) -> None:
 def explanation_json(explanation: Explanation) -> str:
     """Every valid span as JSON: built only when the download is clicked (a long text has ~10^6 spans)."""
     return json.dumps(explanation.to_dict(top_k=None), indent=1)
-
-
-def on_model_view_select() -> None:
-    points = st.session_state.get("model_view", {}).get("selection", {}).get("points", [])
-    if points:
-        heads = int(st.session_state.get("attn_heads", 1))
-        index = int(points[0]["point_index"])  # markers are laid out layer-major
-        st.session_state.attn_aggregate = "head"
-        st.session_state.attn_layer, st.session_state.attn_head = divmod(index, heads)
 
 
 PRESENT_CSS = """<style>
@@ -224,6 +125,7 @@ def main() -> None:
         )
     apply_linked_span(explanation)
     render(explanation, present)
+    pin_widget(explanation, explainer.name, text_in, pair_in)
     write_view(explanation)
 
 
@@ -409,87 +311,6 @@ def render(explanation: Explanation, present: bool = False) -> None:
         file_name="selfexplain-report.html",
         mime="text/html",
         key="download_html",
-    )
-
-
-def render_flip(explanation: Explanation) -> None:
-    """The smallest set of top spans whose removal changes the decision (computed on request)."""
-    if explanation.windows is not None:
-        return
-    with st.expander("What would flip the decision?"):
-        st.caption(
-            "The output is linear in alpha, so removing spans from alpha (and renormalising the rest) can be "
-            "checked exactly for every set of the top 20 spans. The same spans are then deleted from the text and "
-            "the model is run again: the two answers can differ, since deleting words also changes the encoder's input."
-        )
-        key = ("flip", explanation.text, explanation.pair, explanation.model_name)
-        if st.button("Find the smallest set of spans", key="flip_button"):
-            from selfexplain.flip import flip_certificate
-
-            explainer = cached_explainer(st.session_state.model_directory)
-            st.session_state.flip = (key, flip_certificate(explainer, explanation.text, explanation.pair))
-        found = st.session_state.get("flip")
-        if not found or found[0] != key:
-            return
-        certificate = found[1]
-        if certificate is None:
-            st.info("No set of the top 20 spans flips this decision.")
-            return
-        spans = {s.rank: s for s in explanation.top_spans(20)}
-        listed = "; ".join(f"#{r} “{escape_text(spans[r].text)}”" for r in certificate.ranks if r in spans)
-        st.markdown(f"Removing {len(certificate.ranks)} span(s): {listed}")
-        left, right = st.columns(2)
-        left.metric("Alpha without them (exact)", certificate.label, f"from {explanation.label}", delta_color="off")
-        right.metric(
-            "Words deleted, model rerun", certificate.deleted_label, f"from {explanation.label}", delta_color="off"
-        )
-
-
-def attention_figure_for(explanation: Explanation):
-    aggregate = st.session_state.get("attn_aggregate", "mean over heads")
-    layer = int(st.session_state.get("attn_layer", explanation.attentions.shape[0] - 1))
-    head = int(st.session_state.get("attn_head", 0))
-    matrix = aggregate_attention(explanation.attentions, aggregate, layer, head)
-    titles = {  # layers and heads are numbered from 1 everywhere in the app
-        "head": f"Raw self-attention (layer {layer + 1}, head {head + 1})",
-        "mean over heads": f"Raw self-attention (layer {layer + 1}, mean over heads)",
-        "mean over layers": "Self-attention averaged over every layer and head",
-        "rollout": "Attention rollout through all layers (Abnar & Zuidema)",
-    }
-    title = titles.get(aggregate, f"Self-attention ({aggregate})")
-    return attention_figure(matrix, explanation.attention_tokens, title)
-
-
-def render_attention(explanation: Explanation, present: bool = False) -> None:
-    if explanation.attentions is None:
-        st.info(
-            "Raw self-attention is shown for inputs that fit one encoder window; this text was read in "
-            f"{len(explanation.windows or ())} windows. Shorten it to compare alpha with attention side by side."
-        )
-        return
-    layers, heads = explanation.attentions.shape[:2]
-    st.session_state.attn_heads = heads
-    st.session_state.setdefault("attn_aggregate", "mean over heads")
-    st.session_state.setdefault("attn_layer", layers - 1)
-    st.session_state.setdefault("attn_head", 0)
-    st.session_state.attn_layer = min(int(st.session_state.attn_layer), layers - 1)
-    st.session_state.attn_head = min(int(st.session_state.attn_head), heads - 1)
-    if not present:
-        a1, a2, a3 = st.columns([2, 1, 1])
-        aggregate = a1.selectbox("Attention", AGGREGATES, key="attn_aggregate")
-        a2.selectbox(
-            "Layer", list(range(layers)), key="attn_layer", format_func=lambda i: str(i + 1),
-            disabled=aggregate in ("mean over layers", "rollout"),
-        )  # fmt: skip
-        a3.selectbox(
-            "Head", list(range(heads)), key="attn_head", format_func=lambda i: str(i + 1), disabled=aggregate != "head"
-        )
-    figure = presented(attention_figure_for(explanation), present)
-    st.plotly_chart(figure, key="attention", config=PLOT_CONFIG, theme=None)
-    st.caption(
-        "How to read it: a different kind of grid. Each row is a token inside the encoder (including [CLS] and "
-        "[SEP]) and each column a token it attends to; a row sums to 1. Attention mixes token vectors inside the "
-        "encoder; it is not a weight of a span, and the [CLS] row never reaches a self-explaining model's output."
     )
 
 

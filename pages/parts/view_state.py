@@ -1,0 +1,109 @@
+"""Explain page state: inputs and view read from and written to the share link, the selected span."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from selfexplain.attention import AGGREGATES
+from selfexplain.explanation import Explanation, Span
+from selfexplain.pipeline import MAX_INPUT_CHARS
+from selfexplain.words import LEVELS
+
+
+def init_inputs() -> None:
+    """Inputs come from the URL, so a view can be shared as a link; a URL that changed since this
+    page last wrote it (a link opened from another page) replaces what the boxes held."""
+    if "text" not in st.session_state and not st.query_params.get("text"):
+        st.session_state._first_open = True  # main() shows an example instead of an empty box
+    for key in ("text", "pair"):
+        in_url = st.query_params.get(key)
+        if key not in st.session_state or (in_url is not None and in_url != st.session_state.get(f"_url_{key}")):
+            st.session_state[key] = (in_url or "")[:MAX_INPUT_CHARS]
+            st.session_state[f"_url_{key}"] = in_url
+
+
+# view state kept in the share link: URL parameter -> (session key, parse); parse raises ValueError on junk
+VIEW_PARAMS: dict[str, tuple[str, object]] = {
+    "k": ("top_k", lambda v: min(20, max(1, int(v)))),
+    "overlap": ("overlapping", lambda v: v == "1"),
+    "level": ("grid_level", lambda v: v if v in LEVELS else "token"),
+    "attention": ("attn_aggregate", lambda v: v if v in AGGREGATES else "mean over heads"),
+    "layer": ("attn_layer", lambda v: max(0, int(v) - 1)),  # 1-based in the link, as on screen
+    "head": ("attn_head", lambda v: max(0, int(v) - 1)),
+    "present": ("present", lambda v: v == "1"),
+}
+
+
+def init_view() -> None:
+    """On a fresh session, take the view (span count, grid level, attention mode, layer, head, the
+    selected span) from the share link; junk values are ignored."""
+    for param, (key, parse) in VIEW_PARAMS.items():
+        value = st.query_params.get(param)
+        if value is not None and key not in st.session_state:
+            try:
+                st.session_state[key] = parse(value)  # type: ignore[operator]
+            except ValueError:
+                pass
+    if "_view_loaded" not in st.session_state:  # the linked span is read once, on the session's first run
+        st.session_state._view_loaded = True
+        st.session_state._url_span = st.query_params.get("span")
+
+
+def write_view(explanation: Explanation) -> None:
+    """Put the current view into the URL so a copied link reopens exactly this view."""
+    state = st.session_state
+    values = {
+        "k": str(state.get("top_k", 5)),
+        "overlap": "1" if state.get("overlapping") else "0",
+        "level": str(state.get("grid_level") or "token"),
+        "attention": str(state.get("attn_aggregate", "mean over heads")),
+        "layer": str(int(state.get("attn_layer", 0)) + 1),
+        "head": str(int(state.get("attn_head", 0)) + 1),
+    }
+    if state.get("present"):
+        values["present"] = "1"
+    elif "present" in st.query_params:
+        del st.query_params["present"]
+    selection = selected_span(explanation)
+    if selection is not None:
+        values["span"] = f"{selection.start_token}-{selection.end_token}"
+    elif "span" in st.query_params:
+        del st.query_params["span"]
+    for name, value in values.items():
+        if st.query_params.get(name) != value:
+            st.query_params[name] = value
+
+
+def apply_linked_span(explanation: Explanation) -> None:
+    """Select the span named in the share link (``span=START-END``, token indices), once."""
+    link = st.session_state.pop("_url_span", None)
+    if not link or st.session_state.get("selected_span"):
+        return
+    try:
+        start, end = (int(part) for part in str(link).split("-"))
+    except ValueError:
+        return
+    span = explanation.span_at(start, end)
+    if span is not None:
+        remember(explanation, span)
+
+
+def use_example() -> None:
+    example = st.session_state.get("example_choice")
+    for item in st.session_state.get("examples", []):
+        if item["title"] == example:
+            st.session_state.text = item["text"]
+            st.session_state.pair = item.get("pair", "")
+            st.session_state.pop("selected_span", None)
+
+
+def selected_span(explanation: Explanation) -> Span | None:
+    """The span picked in the grid or the table, if it belongs to this input."""
+    chosen = st.session_state.get("selected_span")
+    if not chosen or chosen.get("key") != (explanation.text, explanation.pair):
+        return None
+    return Span(**chosen["span"])
+
+
+def remember(explanation: Explanation, span: Span) -> None:
+    st.session_state.selected_span = {"key": (explanation.text, explanation.pair), "span": span.__dict__}
