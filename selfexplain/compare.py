@@ -20,22 +20,31 @@ from selfexplain.errors import InvalidInputError
 from selfexplain.explainers import Instance, get_explainer
 from selfexplain.explanation import Explanation, Token
 from selfexplain.pipeline import SelfExplainer
-from selfexplain.words import word_view
+from selfexplain.words import WordView, group_view, word_view
 
 
 @dataclass(frozen=True, eq=False)
 class Side:
     """One model's reading of the input. ``head`` is the model's head ("span", "cls" or "mean");
     a baseline's explanation has no valid span (alpha ``[T, T]`` all 0, span_mask all False) and
-    carries ``gradient`` ``[T]``: gradient x input for the predicted class (positive supports it)."""
+    carries ``gradient`` ``[T]``: gradient x input for the predicted class (positive supports it),
+    and ``word_of_token`` ``[T]``: its tokenizer's pre-tokenizer words (None: whitespace words)."""
 
     explanation: Explanation
     head: str = "span"
     gradient: np.ndarray | None = None
+    word_of_token: np.ndarray | None = None
 
     @property
     def baseline(self) -> bool:
         return self.head != "span"
+
+    @property
+    def words(self) -> WordView:
+        """The model's words: :func:`word_view`, or a baseline's tokenizer words."""
+        if self.word_of_token is not None:
+            return group_view(self.explanation, self.word_of_token)
+        return word_view(self.explanation)
 
 
 @dataclass(frozen=True)
@@ -150,6 +159,9 @@ def explain_side(model: SelfExplainer, text: str, pair: str | None = None) -> Si
         segment = int(batch.segment_ids[0, p])
         start, end = batch.offsets[0][p]
         tokens.append(Token(sources[segment][start:end], start, end, segment, batch.tokens[0][p]))
+    words = None
+    if batch.word_start is not None:  # a fast tokenizer: its pre-tokenizer words
+        words = np.cumsum(batch.word_start[0, positions].numpy()) - 1
     length = int(batch.attention_mask[0].sum())
     maps = None
     if output.attentions:
@@ -167,9 +179,9 @@ def explain_side(model: SelfExplainer, text: str, pair: str | None = None) -> Si
         attention_tokens=tuple(batch.tokens[0][:length]),
         token_positions=positions,
         attentions=maps,
-        span_unit="piece",  # words are then whitespace-delimited (no spans to define them)
+        span_unit="piece",  # no spans mark word starts; Side.words holds the tokenizer's words
     )
-    return Side(explanation, model.config.head, gradient)
+    return Side(explanation, model.config.head, gradient, words)
 
 
 def _keys(extents: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -177,14 +189,14 @@ def _keys(extents: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
     return extents[:, 0] * size + extents[:, 1], extents[:, 0] * size + extents[:, 2]
 
 
-def common_axis(*explanations: Explanation) -> WordAxis:
-    """The common words of several explanations of one input: model words (character intervals)
+def common_axis(*sides: Side) -> WordAxis:
+    """The common words of several models' readings of one input: model words (character intervals)
     that overlap are merged, so every model word lies in exactly one common word."""
-    first = explanations[0]
-    if any((e.text, e.pair) != (first.text, first.pair) for e in explanations):
+    first = sides[0].explanation
+    if any((s.explanation.text, s.explanation.pair) != (first.text, first.pair) for s in sides):
         raise ValueError("the explanations are of different inputs")
     size = max(len(first.text), len(first.pair or "")) + 1
-    extents = np.array([x for e in explanations for x in word_view(e).extents], dtype=np.int64).reshape(-1, 3)
+    extents = np.array([x for s in sides for x in s.words.extents], dtype=np.int64).reshape(-1, 3)
     starts, ends = _keys(extents, size)
     order = np.lexsort((ends, starts))
     starts, ends, segments = starts[order], ends[order], extents[order, 0]
@@ -203,18 +215,18 @@ def common_axis(*explanations: Explanation) -> WordAxis:
     return WordAxis(first.text, first.pair, labels, result)
 
 
-def word_index(explanation: Explanation, axis: WordAxis) -> np.ndarray:
-    """``[W]``: the common word holding each of the model's words."""
+def word_index(view: WordView, axis: WordAxis) -> np.ndarray:
+    """``[W]``: the common word holding each of the model's words ``view``."""
     size = max(len(axis.text), len(axis.pair or "")) + 1
     axis_starts, _ = _keys(np.array(axis.extents, dtype=np.int64).reshape(-1, 3), size)
-    own_starts, _ = _keys(np.array(word_view(explanation).extents, dtype=np.int64).reshape(-1, 3), size)
+    own_starts, _ = _keys(np.array(view.extents, dtype=np.int64).reshape(-1, 3), size)
     return np.clip(np.searchsorted(axis_starts, own_starts, side="right") - 1, 0, None)
 
 
-def alpha_on_axis(explanation: Explanation, axis: WordAxis) -> tuple[np.ndarray, np.ndarray]:
+def alpha_on_axis(side: Side, axis: WordAxis) -> tuple[np.ndarray, np.ndarray]:
     """``(alpha [C, C], valid [C, C])``: the model's word alpha summed into common word spans."""
-    view = word_view(explanation)
-    index = word_index(explanation, axis)
+    view = side.words
+    index = word_index(view, axis)
     alpha = np.zeros((len(axis), len(axis)))
     valid = np.zeros((len(axis), len(axis)), dtype=bool)
     rows, cols = np.nonzero(view.span_mask)
@@ -223,9 +235,10 @@ def alpha_on_axis(explanation: Explanation, axis: WordAxis) -> tuple[np.ndarray,
     return alpha, valid
 
 
-def token_scores_on_axis(explanation: Explanation, scores: np.ndarray, axis: WordAxis) -> np.ndarray:
+def token_scores_on_axis(side: Side, scores: np.ndarray, axis: WordAxis) -> np.ndarray:
     """``[C]``: token scores ``[T]`` summed over the tokens of each common word."""
-    tokens_to_words = word_index(explanation, axis)[word_view(explanation).word_of_token]
+    view = side.words
+    tokens_to_words = word_index(view, axis)[view.word_of_token]
     return np.bincount(tokens_to_words, weights=scores, minlength=len(axis)).astype(float)
 
 
@@ -274,7 +287,7 @@ def word_scores(side: Side, alpha: np.ndarray, axis: WordAxis) -> np.ndarray:
     """``[C]``: alpha mass per common word, or a baseline's gradient x input summed per word."""
     if side.baseline:
         gradient = side.gradient if side.gradient is not None else np.zeros(side.explanation.num_tokens)
-        return token_scores_on_axis(side.explanation, gradient, axis)
+        return token_scores_on_axis(side, gradient, axis)
     return covering_mass(alpha)
 
 
@@ -282,9 +295,9 @@ def compare(a: Side, b: Side, k: int = 5) -> Comparison:
     """Both sides on one word axis with one colour scale. Two span models are compared over the
     common word spans valid for both (alpha); otherwise over common words (alpha mass per word
     against gradient x input)."""
-    axis = common_axis(a.explanation, b.explanation)
-    alpha_a, mask_a = alpha_on_axis(a.explanation, axis)
-    alpha_b, mask_b = alpha_on_axis(b.explanation, axis)
+    axis = common_axis(a, b)
+    alpha_a, mask_a = alpha_on_axis(a, axis)
+    alpha_b, mask_b = alpha_on_axis(b, axis)
     words_a, words_b = word_scores(a, alpha_a, axis), word_scores(b, alpha_b, axis)
     if not a.baseline and not b.baseline:
         starts, ends = np.nonzero(mask_a & mask_b)

@@ -12,6 +12,7 @@ from helpers import make_explainer
 
 from selfexplain.checkpoint import save_model
 from selfexplain.compare import (
+    Side,
     alpha_on_axis,
     average_ranks,
     check_compatible,
@@ -53,7 +54,7 @@ def hand_made(words: list[tuple[int, int]], alpha: dict[tuple[int, int], float],
     for (i, j), value in alpha.items():
         matrix[i, j], mask[i, j] = value, True
     tokens = tuple(Token(text[a:b], a, b) for a, b in words)
-    return Explanation(text, None, tokens, ("x", "y"), np.array([0.4, 0.6]), matrix, mask, span_unit="word")
+    return Side(Explanation(text, None, tokens, ("x", "y"), np.array([0.4, 0.6]), matrix, mask, span_unit="word"))
 
 
 def test_a_model_compared_with_itself_agrees_perfectly(models: dict[str, SelfExplainer]) -> None:
@@ -133,6 +134,7 @@ def test_baseline_side_has_no_spans_and_a_gradient(models: dict[str, SelfExplain
     base = models["base"]
     side = explain_side(base, TEXT)
     explanation = side.explanation
+    assert side.words.labels == word_view(explain_side(models["a"], TEXT).explanation).labels  # tokenizer words
     assert side.baseline and side.head == "cls"
     assert not explanation.span_mask.any() and explanation.top_spans(5) == []
     assert explanation.attentions is not None and explanation.attentions.shape[:2] == (2, 2)
@@ -146,6 +148,7 @@ def test_baseline_side_has_no_spans_and_a_gradient(models: dict[str, SelfExplain
     np.testing.assert_allclose(side.gradient, expected, rtol=1e-4, atol=1e-7)
     span = explain_side(models["a"], TEXT)
     result = compare(span, side)
+    assert result.axis.labels == word_view(span.explanation).labels  # not coarsened to whitespace words
     assert result.agreement.unit == "word" and result.agreement.count == len(result.axis)
     assert result.zmax == pytest.approx(float(result.alpha_a.max())) and not result.mask_b.any()
     assert result.word_scores_b.sum() == pytest.approx(float(side.gradient.sum()))

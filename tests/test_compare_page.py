@@ -123,4 +123,4 @@ def test_markup_in_the_text_is_escaped(monkeypatch: pytest.MonkeyPatch, models_d
     shown = " ".join(element.proto.body for element in at.get("html"))
     assert "<img" not in shown and "&#60;img src=x onerror=alert&#40;1&#41;&#62;" in shown
     ticks = " ".join(charts(at)["A: alpha over word spans"]["layout"]["xaxis"]["ticktext"])
-    assert "<img" not in ticks and "&lt;img" in ticks
+    assert "<" not in ticks and "&lt;" in ticks and "img" in ticks
