@@ -19,6 +19,7 @@ from selfexplain.errors import USER_ERRORS
 from selfexplain.explanation import Explanation
 from selfexplain.highlight import escape_text
 from selfexplain.malloc_tuning import fix_mmap_threshold
+from selfexplain.model_card import CARD_FILE, ModelCard, read_model_card
 from selfexplain.pipeline import DEFAULT_MODEL, SelfExplainer, available_models, load_model, resolve_model
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
@@ -94,6 +95,18 @@ def examples_for(model_name: str) -> list[dict[str, str]]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+@st.cache_data(show_spinner=False, max_entries=32)
+def _read_card(directory: str, stamp: int) -> ModelCard:
+    return read_model_card(Path(directory))
+
+
+def model_card(directory: str) -> ModelCard | None:
+    """The model card (README.md) of a model folder, None when it has none; a malformed card raises
+    ModelDirectoryError. Read again when the file changes."""
+    path = Path(directory) / CARD_FILE
+    return _read_card(directory, path.stat().st_mtime_ns) if path.is_file() else None
+
+
 def model_picker() -> SelfExplainer | None:
     """Sidebar: choose a shipped model, one from the models folder, or a typed path."""
     known = available_models()
@@ -118,11 +131,18 @@ def model_picker() -> SelfExplainer | None:
             st.error(f"Cannot load this model: {escape_text(str(err))}")
             return None
         config = explainer.config
+        try:  # the model card's figures when it has one, else selfexplain.json's
+            card = model_card(str(directory))
+        except USER_ERRORS:
+            card = None
         accuracy = config.metrics.get("test_accuracy")
+        accuracy = card.test_accuracy if card is not None and card.test_accuracy is not None else accuracy
+        baseline = card.baseline_accuracy if card is not None else None
         st.caption(f"**{escape_text(explainer.name)}** · encoder {escape_text(Path(config.encoder).name)}")
         st.caption("Labels: " + escape_text(", ".join(config.label_names)))
         if accuracy is not None:
-            st.caption(f"Test accuracy: {accuracy:.1%}")
+            versus = f" (baseline {baseline:.1%})" if baseline is not None else ""
+            st.caption(f"Test accuracy: {accuracy:.1%}{versus}")
         st.caption("Input: a premise and a hypothesis" if config.pair else "Input: one text")
     if choice != OTHER_FOLDER:
         st.query_params["model"] = choice

@@ -1,0 +1,96 @@
+"""AppTest of the Model card page: a folder without a card, a card with hostile text, a broken card,
+and the shipped model's card; the sidebar's model info reads the card."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from helpers import open_page
+
+from selfexplain.model_card import CARD_FILE, Measure, ModelCard, write_model_card
+
+PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "9_Model_card.py")
+HOSTILE = "<script>alert(1)</script> [click](javascript:alert(2)) & more"
+
+
+def _folder(tiny_model_dir: Path, tmp_path: Path) -> Path:
+    folder = tmp_path / "tiny-sst"
+    shutil.copytree(tiny_model_dir, folder)
+    return folder
+
+
+def _texts(at) -> str:
+    parts = [m.value for m in at.markdown] + [c.value for c in at.caption] + [h.value for h in at.header]
+    return "\n".join(parts)
+
+
+def test_folder_without_a_card_shows_its_configuration(tiny_model_dir: Path, tmp_path: Path) -> None:
+    at = open_page(PAGE, _folder(tiny_model_dir, tmp_path))
+    assert not at.exception and not at.error
+    assert any("no model card" in i.value for i in at.info)
+    assert [m.value for m in at.metric][:3] == ["not measured", "unknown", "none recorded"]
+    recipe = next(d.value for d in at.dataframe if "option" in d.value.columns)
+    assert dict(zip(recipe["option"], recipe["value"]))["normaliser"] == "softmax"
+    assert "chooses one of 5 labels" in _texts(at)
+    assert not any("Test accuracy" in c.value for c in at.sidebar.caption)
+
+
+def test_card_fields_are_shown_escaped(tiny_model_dir: Path, tmp_path: Path) -> None:
+    folder = _folder(tiny_model_dir, tmp_path)
+    labels = ("very negative", "negative", "neutral", "positive", "very positive")
+    card = ModelCard(
+        name="tiny <b>sst</b>",
+        encoder="tiny",
+        labels=labels,
+        data=(("train", HOSTILE),),
+        test_accuracy=0.5,
+        test_examples=40,
+        test_data=HOSTILE,
+        dev_accuracy=0.55,
+        baseline=HOSTILE,
+        baseline_accuracy=0.625,
+        sharpness=(Measure("mean largest alpha", "0.9", HOSTILE),),
+        limitations=(HOSTILE, "Only English."),
+        sources=("selfexplain eval --model tiny --data test.txt --record",),
+    )
+    write_model_card(folder, card)
+    at = open_page(PAGE, folder)
+    assert not at.exception and not at.error
+    assert [m.value for m in at.metric][:3] == ["50.0%", "55.0%", "62.5%"]
+    assert at.metric[0].proto.delta == "-12.5 points vs the baseline"
+    shown = _texts(at)
+    assert "<script" not in shown and "<b>" not in shown and "](javascript" not in shown
+    assert "&#60;script&#62;" in shown and "- Only English." in shown
+    assert "(40 inputs) it labels about 50 of every 100 correctly" in shown and "about 62" in shown
+    sharp = next(t.value for t in at.table if "what it means" in t.value.columns)
+    assert sharp["value"].tolist() == ["0.9"] and sharp["what it means"].tolist() == [HOSTILE]  # a table: plain text
+    assert any("not measured" in i.value.lower() for i in at.info)  # faithfulness is missing
+    assert any(c.value == "selfexplain eval --model tiny --data test.txt --record" for c in at.code)
+    assert any(c.value == "Test accuracy: 50.0% (baseline 62.5%)" for c in at.sidebar.caption)
+
+
+def test_a_broken_card_is_reported_and_the_configuration_shown(tiny_model_dir: Path, tmp_path: Path) -> None:
+    folder = _folder(tiny_model_dir, tmp_path)
+    (folder / CARD_FILE).write_text("---\nselfexplain: {name: x, labels: [a], accuracy: {test: 7}}\n---\n<script>")
+    at = open_page(PAGE, folder)
+    assert not at.exception
+    assert any("cannot be read" in w.value and "between 0 and 1" in w.value for w in at.warning)
+    assert "<script" not in _texts(at) and [m.value for m in at.metric][0] == "not measured"
+
+
+@pytest.mark.shipped
+def test_shipped_model_card_shows_accuracy_against_its_baseline() -> None:
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.run()  # the default model, sst5-minilm
+    assert not at.exception and not at.error
+    assert [m.value for m in at.metric][:3] == ["48.8%", "49.0%", "50.5%"]
+    assert at.metric[0].proto.delta == "-1.7 points vs the baseline"
+    measures = [t.value for t in at.table if "what it means" in t.value.columns]
+    assert len(measures) == 2 and "mean largest alpha" in measures[0].index.tolist()
+    assert dict(zip(measures[0].index, measures[0]["value"]))["mean largest alpha"].startswith("test 0.962")
+    assert any("Test accuracy: 48.8% (baseline 50.5%)" == c.value for c in at.sidebar.caption)
+    assert len(at.get("download_button")) == 1
