@@ -143,8 +143,6 @@ def explain_side(model: SelfExplainer, text: str, pair: str | None = None) -> Si
     baseline gives one with no spans, its attention maps and gradient x input token scores."""
     if model.config.head == "span":
         return Side(model.explain(text, pair, attentions=True))
-    if not text.strip() or (pair is not None and not pair.strip()):
-        raise InvalidInputError("the text is empty")
     if model.config.pair != (pair is not None):
         raise InvalidInputError(f"model {model.name!r} takes {'a pair of texts' if model.config.pair else 'one text'}")
     batch, output = model.forward([text], [pair] if pair is not None else None, attentions=True)
@@ -153,15 +151,13 @@ def explain_side(model: SelfExplainer, text: str, pair: str | None = None) -> Si
     instance = Instance(text, pair, batch, output, positions, probabilities, int(np.argmax(probabilities)))
     with model.lock:  # the gradient pass runs the model too
         gradient = get_explainer("grad_x_input").attribute(model, instance)
-    sources = (text, pair or "")
-    tokens = []
-    for p in positions.tolist():
-        segment = int(batch.segment_ids[0, p])
-        start, end = batch.offsets[0][p]
-        tokens.append(Token(sources[segment][start:end], start, end, segment, batch.tokens[0][p]))
-    words = None
-    if batch.word_start is not None:  # a fast tokenizer: its pre-tokenizer words
-        words = np.cumsum(batch.word_start[0, positions].numpy()) - 1
+    sources, segments = (text, pair or ""), batch.segment_ids[0].tolist()
+    tokens = [
+        Token(sources[segments[p]][slice(*batch.offsets[0][p])], *batch.offsets[0][p], segments[p], batch.tokens[0][p])
+        for p in positions.tolist()
+    ]
+    fast = batch.word_start is not None  # a fast tokenizer gives its pre-tokenizer words
+    words = np.cumsum(batch.word_start[0, positions].numpy()) - 1 if fast else None
     length = int(batch.attention_mask[0].sum())
     maps = None
     if output.attentions:
@@ -200,8 +196,6 @@ def common_axis(*sides: Side) -> WordAxis:
     starts, ends = _keys(extents, size)
     order = np.lexsort((ends, starts))
     starts, ends, segments = starts[order], ends[order], extents[order, 0]
-    if starts.size == 0:
-        return WordAxis(first.text, first.pair, (), ())
     reach = np.maximum.accumulate(ends)
     new = np.ones(starts.size, dtype=bool)
     new[1:] = starts[1:] >= reach[:-1]  # no overlap with anything before: a new common word
@@ -227,8 +221,7 @@ def alpha_on_axis(side: Side, axis: WordAxis) -> tuple[np.ndarray, np.ndarray]:
     """``(alpha [C, C], valid [C, C])``: the model's word alpha summed into common word spans."""
     view = side.words
     index = word_index(view, axis)
-    alpha = np.zeros((len(axis), len(axis)))
-    valid = np.zeros((len(axis), len(axis)), dtype=bool)
+    alpha, valid = np.zeros((len(axis),) * 2), np.zeros((len(axis),) * 2, dtype=bool)
     rows, cols = np.nonzero(view.span_mask)
     np.add.at(alpha, (index[rows], index[cols]), view.alpha[rows, cols])
     valid[index[rows], index[cols]] = True
@@ -244,8 +237,6 @@ def token_scores_on_axis(side: Side, scores: np.ndarray, axis: WordAxis) -> np.n
 
 def covering_mass(alpha: np.ndarray) -> np.ndarray:
     """``[C]``: alpha mass of the spans covering each word, ``sum_{a <= w <= b} alpha(a, b)``."""
-    if alpha.shape[0] == 0:
-        return np.zeros(0)
     from_right = np.cumsum(alpha[:, ::-1], axis=1)[:, ::-1]
     return np.diagonal(np.cumsum(from_right, axis=0)).copy()
 
