@@ -90,7 +90,7 @@ def show_list(store) -> None:
     label = label_col.selectbox("Label", [ALL, *store.distinct("label")], key="gallery_label")
     pins = store.list(search=search, model=None if model == ALL else model, label=None if label == ALL else label)
     total = store.count()
-    st.caption(f"{len(pins)} of {total} pin(s) · database {escape_text(store.url)}")
+    st.caption(f"{len(pins)} of {total} pin(s) · kept in {escape_text(store.backend)}")
     if not pins:
         st.info("No pins yet: explain a text on the Explain page and press **Pin**." if not total else "No match.")
         return

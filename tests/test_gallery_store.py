@@ -200,7 +200,7 @@ def test_default_location_and_sqlite_settings(tmp_path: Path, monkeypatch: pytes
     assert (tmp_path / "xdg" / "selfexplain").stat().st_mode & 0o777 == 0o700
     monkeypatch.setenv("SELFEXPLAIN_HOME", str(tmp_path / "home"))
     store = GalleryStore()
-    assert store.url == f"sqlite:///{tmp_path / 'home' / 'gallery.sqlite3'}"
+    assert store.url == f"sqlite:///{tmp_path / 'home' / 'gallery.sqlite3'}" and store.backend == "SQLite"
     assert (tmp_path / "home").stat().st_mode & 0o777 == 0o700
     with store.engine.connect() as connection:
         assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"

@@ -94,6 +94,13 @@ class GalleryStore:
             _sqlite_setup(self.engine)
         self.schema_before = self._guard(self._migrate)
 
+    @property
+    def backend(self) -> str:
+        """The kind of database, for display ("SQLite", "PostgreSQL", ...): never the URL, which may name
+        hosts and users."""
+        names = {"sqlite": "SQLite", "postgresql": "PostgreSQL", "mysql": "MySQL", "mariadb": "MariaDB"}
+        return names.get(self.engine.dialect.name, self.engine.dialect.name)
+
     def _guard(self, action: Any) -> Any:
         try:
             return action()
