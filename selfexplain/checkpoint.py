@@ -28,7 +28,7 @@ from pathlib import Path
 import torch
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
-from transformers import AutoConfig, AutoModel, PreTrainedTokenizerBase
+from transformers import AutoConfig, AutoModel, PreTrainedModel, PreTrainedTokenizerBase
 
 from selfexplain.config import CONFIG_FILE, ModelConfig
 from selfexplain.encoders import load_encoder, load_tokenizer
@@ -177,11 +177,11 @@ def _load(directory: Path) -> tuple[SelfExplainingModel, PreTrainedTokenizerBase
     if (directory / FULL_WEIGHTS).is_file():
         encoder_config = AutoConfig.from_pretrained(directory / ENCODER_CONFIG_DIR, trust_remote_code=False)
         encoder = AutoModel.from_config(encoder_config, attn_implementation="eager")
-        model = SelfExplainingModel(config, encoder=encoder)
+        model = _build(directory, config, encoder)
         state = load_file(str(directory / FULL_WEIGHTS))
         _load_strict(model, state, directory / FULL_WEIGHTS, partial=False)
     elif (directory / HEAD_WEIGHTS).is_file() and (directory / DELTA_WEIGHTS).is_file():
-        model = SelfExplainingModel(config)
+        model = _build(directory, config)
         head = {k: v.float() for k, v in load_file(str(directory / HEAD_WEIGHTS)).items()}
         _load_strict(model, head, directory / HEAD_WEIGHTS, partial=True)
         _apply_delta(model, load_file(str(directory / DELTA_WEIGHTS)))
@@ -190,6 +190,15 @@ def _load(directory: Path) -> tuple[SelfExplainingModel, PreTrainedTokenizerBase
     model.eval()
     _check_vocabulary(directory, tokenizer, model)
     return model, tokenizer
+
+
+def _build(directory: Path, config: ModelConfig, encoder: PreTrainedModel | None = None) -> SelfExplainingModel:
+    """The model of ``config``; a config that does not fit its encoder (``encoder_layer`` out of range)
+    is a broken folder, reported as such."""
+    try:
+        return SelfExplainingModel(config, encoder=encoder)
+    except ValueError as err:
+        raise ModelDirectoryError(f"{directory / CONFIG_FILE} is invalid: {err}") from err
 
 
 def _check_plain_files(directory: Path) -> None:

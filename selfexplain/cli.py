@@ -281,7 +281,22 @@ def read_utf8(data: bytes, where: str) -> str:
         raise InvalidInputError(f"{where} is not UTF-8 text (byte {err.start})") from None
 
 
+def undecodable_argument(argv: Sequence[str]) -> int | None:
+    """The 1-based position of the first argument that is not valid UTF-8 (Python keeps such bytes as
+    lone surrogates, which no tokenizer or file accepts), or None."""
+    for position, value in enumerate(argv, start=1):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return position
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    bad = undecodable_argument(sys.argv[1:] if argv is None else argv)
+    if bad is not None:
+        print(f"selfexplain: error: argument {bad} is not valid UTF-8 text", file=sys.stderr)
+        return 2
     args = build_parser().parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # the command line, for model cards
     fix_mmap_threshold()

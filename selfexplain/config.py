@@ -49,8 +49,19 @@ class ModelConfig:
     metrics: dict[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        self._check_types()
         if not self.label_names:
             raise ValueError("a model needs at least one label name")
+        if len(set(self.label_names)) != len(self.label_names):
+            raise ValueError("label_names must be distinct")
+        if not 0 <= self.dropout < 1:
+            raise ValueError(f"dropout must be in [0, 1), got {self.dropout}")
+        if self.lambda_ < 0:
+            raise ValueError(f"lambda_ must be at least 0, got {self.lambda_}")
+        if self.max_length < 4:
+            raise ValueError(f"max_length must be at least 4, got {self.max_length}")
+        if not 1 <= self.window_stride:
+            raise ValueError(f"window_stride must be at least 1, got {self.window_stride}")
         if self.head not in ("span", "cls", "mean"):
             raise ValueError(f"unknown head {self.head!r}; use span, cls or mean")
         if self.max_span_width is not None and self.max_span_width < 1:
@@ -59,6 +70,39 @@ class ModelConfig:
             raise ValueError(f"unknown span_unit {self.span_unit!r}; use word or piece")
         if self.normaliser not in NORMALISER_NAMES:
             raise ValueError(f"unknown normaliser {self.normaliser!r}; use one of {', '.join(NORMALISER_NAMES)}")
+
+    def _check_types(self) -> None:
+        """A hand-edited ``selfexplain.json`` fails here with the field's name, not deep in the model."""
+        integer = (int,)
+        number = (int, float)
+        expected: dict[str, tuple[tuple[type, ...], str]] = {
+            "encoder": ((str,), "a string"),
+            "pair": ((bool,), "true or false"),
+            "head": ((str,), "a string"),
+            "span_representation": ((str,), "a string"),
+            "encoder_layer": (integer, "an integer"),
+            "lambda_": (number, "a number"),
+            "uniform_alpha": ((bool,), "true or false"),
+            "dropout": (number, "a number"),
+            "max_length": (integer, "an integer"),
+            "window_stride": (integer, "an integer"),
+            "span_unit": ((str,), "a string"),
+            "normaliser": ((str,), "a string"),
+            "name": ((str,), "a string"),
+            "metrics": ((dict,), "an object"),
+        }
+        for name, (types, described) in expected.items():
+            value = getattr(self, name)
+            if not isinstance(value, types) or (bool not in types and isinstance(value, bool)):
+                raise ValueError(f"{name} must be {described}, got {value!r}")
+        if self.max_span_width is not None and (
+            not isinstance(self.max_span_width, int) or isinstance(self.max_span_width, bool)
+        ):
+            raise ValueError(f"max_span_width must be an integer or null, got {self.max_span_width!r}")
+        if not isinstance(self.label_names, list) or not all(isinstance(n, str) for n in self.label_names):
+            raise ValueError(f"label_names must be a list of strings, got {self.label_names!r}")
+        if self.span_representation not in ("sic", "mean"):
+            raise ValueError(f"unknown span_representation {self.span_representation!r}; use sic or mean")
 
     @property
     def num_labels(self) -> int:
@@ -69,13 +113,20 @@ class ModelConfig:
 
     @classmethod
     def from_json(cls, text: str) -> ModelConfig:
-        raw = json.loads(text)
+        try:
+            raw = json.loads(text)
+        except RecursionError:
+            raise ValueError("JSON nested too deeply to read") from None
+        if not isinstance(raw, dict):
+            raise ValueError(f"expected a JSON object, got {type(raw).__name__}")
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(raw) - known)
         if unknown:
             raise ValueError(f"unknown keys in model config: {', '.join(unknown)}")
-        if isinstance(raw, dict):
-            raw.setdefault("span_unit", "piece")  # written before word-level spans existed
+        missing = sorted(f.name for f in fields(cls) if f.name in ("encoder", "label_names") and f.name not in raw)
+        if missing:
+            raise ValueError(f"missing keys in model config: {', '.join(missing)}")
+        raw.setdefault("span_unit", "piece")  # written before word-level spans existed
         return cls(**raw)
 
     def save(self, directory: Path) -> None:

@@ -7,12 +7,12 @@ Every reader returns a list of :class:`Example`. A bad row raises
 from __future__ import annotations
 
 import csv
-import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from selfexplain.errors import DataError
+from selfexplain.jsonl import RecordError, parse_record
 
 __all__ = ["DataError", "Example", "read_examples"]
 
@@ -176,7 +176,7 @@ def _first_line_is_tree(path: Path) -> bool:
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
     try:
-        with path.open(encoding="utf-8") as handle:
+        with path.open(encoding="utf-8-sig") as handle:  # -sig: a byte-order mark is not part of the data
             yield from enumerate(handle, start=1)
     except UnicodeDecodeError as err:
         raise DataError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start})") from err
@@ -185,7 +185,7 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
 def _csv_rows(path: Path) -> Iterator[tuple[int, dict[str, str]]]:
     delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
     try:
-        with path.open(encoding="utf-8", newline="") as handle:
+        with path.open(encoding="utf-8-sig", newline="") as handle:
             reader = csv.DictReader(handle, delimiter=delimiter)
             for row in reader:
                 if None in row:
@@ -204,9 +204,7 @@ def _jsonl_rows(path: Path) -> Iterator[tuple[int, dict[str, object]]]:
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise DataError(f"{path}:{number}: invalid JSON ({err.msg})") from None
-        if not isinstance(row, dict):
-            raise DataError(f"{path}:{number}: expected a JSON object")
+            row = parse_record(line)
+        except RecordError as err:
+            raise DataError(f"{path}:{number}: {err}") from None
         yield number, row

@@ -63,6 +63,12 @@ class SelfExplainingModel(nn.Module):
         self.config = config
         self.encoder = encoder if encoder is not None else load_encoder(config.encoder, pretrained=pretrained)
         hidden = self.encoder.config.hidden_size
+        layers = int(self.encoder.config.num_hidden_layers)
+        if not -(layers + 1) <= config.encoder_layer <= layers:
+            raise ValueError(
+                f"encoder_layer {config.encoder_layer} does not exist: the encoder has hidden states 0..{layers} "
+                f"(or -1..-{layers + 1} from the end)"
+            )
         self.span_layer = SpanLayer(hidden, config.span_representation) if config.head == "span" else None
         if self.span_layer is not None:
             self.span_layer.uniform = config.uniform_alpha

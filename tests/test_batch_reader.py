@@ -85,14 +85,16 @@ def test_empty_and_ragged_rows_are_reported_not_dropped(tmp_path: Path) -> None:
 def test_jsonl_problems(tmp_path: Path) -> None:
     path = tmp_path / "d.jsonl"
     path.write_text('{"text": "ok"}\n{"other": 1}\n{"text": "x"\n', encoding="utf-8")
-    reader = RowReader(path)
-    with pytest.raises(BatchInputError, match=r"d.jsonl: line 3: invalid JSON"):
-        list(reader)
-    rows = []
-    with pytest.raises(BatchInputError):
-        for row in RowReader(path):
-            rows.append(row)
-    assert [r.problem for r in rows] == [None, "row 2 (line 2): no 'text' field"]
+    rows = list(RowReader(path))  # a bad line after the first is one bad row, recorded
+    assert [r.problem for r in rows] == [
+        None,
+        "row 2 (line 2): no 'text' field",
+        "row 3 (line 3): invalid JSON (Expecting ',' delimiter)",
+    ]
+    first = tmp_path / "first.jsonl"
+    first.write_text('{"text": "x"\n{"text": "ok"}\n', encoding="utf-8")
+    with pytest.raises(BatchInputError, match=r"first.jsonl: line 1: invalid JSON"):
+        list(RowReader(first))  # a bad first line: the file is not JSONL
 
 
 def test_size_limit_and_format_detection() -> None:

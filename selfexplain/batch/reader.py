@@ -1,9 +1,10 @@
 """Stream rows from a CSV, TSV, JSONL or TXT (one text a line) file, validating each row.
 
-File-level problems (not UTF-8, malformed CSV/JSON, a missing column, too large) raise
-:class:`BatchInputError` naming the file and the line. Row-level problems (an empty text,
-a wrong number of fields) do not stop the run: the row is yielded with ``problem`` set so
-it shows up in the results, never dropped silently. Blank lines are skipped and counted.
+File-level problems (not UTF-8, malformed CSV, a first JSONL line that is not an object, a missing
+column, too large) raise :class:`BatchInputError` naming the file and the line. Row-level problems (an
+empty text, a wrong number of fields, a later JSONL line that is not an object) do not stop the run: the
+row is yielded with ``problem`` set so it shows up in the results, never dropped silently. Blank lines are
+skipped and counted.
 """
 
 from __future__ import annotations
@@ -11,13 +12,13 @@ from __future__ import annotations
 import codecs
 import csv
 import io
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
 from selfexplain.data import DataError
+from selfexplain.jsonl import RecordError, parse_record
 
 FORMATS = ("csv", "tsv", "jsonl", "txt")
 TXT_COLUMN = "text"
@@ -166,18 +167,21 @@ class RowReader:
             yield from self._csv(lines)
 
     def _jsonl(self, lines: Iterator[tuple[int, str]]) -> Iterator[tuple[int, dict[str, object] | str]]:
+        """A bad first record means the file is not JSONL (stop); a bad later line is one bad row: it is
+        recorded with its problem and the run goes on, so a rerun is not stopped by the same line."""
+        first = True
         for number, text in lines:
             if not text.strip():
                 self.blank_lines += 1
                 continue
             try:
-                record = json.loads(text)
-            except json.JSONDecodeError as err:
-                raise BatchInputError(f"{self.name}: line {number}: invalid JSON ({err.msg})") from None
-            if not isinstance(record, dict):
-                raise BatchInputError(
-                    f"{self.name}: line {number}: expected a JSON object, got {type(record).__name__}"
-                )
+                record = parse_record(text)
+            except RecordError as err:
+                if first:
+                    raise BatchInputError(f"{self.name}: line {number}: {err}") from None
+                yield number, str(err)
+                continue
+            first = False
             yield number, record
 
     def _csv(self, lines: Iterator[tuple[int, str]]) -> Iterator[tuple[int, dict[str, object] | str]]:

@@ -16,7 +16,6 @@ the real tokens, renormalised), ``top_attention_token`` ({index, text}) and
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,6 +24,7 @@ import numpy as np
 from selfexplain.attention import cls_attention_scores
 from selfexplain.batch.reader import Row
 from selfexplain.explanation import Explanation, Span
+from selfexplain.jsonl import RecordError, parse_record
 
 SCHEMA_VERSION = 1
 FIELDS = (
@@ -154,10 +154,10 @@ def parse_results(data: bytes, name: str = "results") -> list[dict[str, Any]]:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise ValueError(f"{name}: line {number}: invalid JSON ({err.msg})") from None
-        if not isinstance(record, dict) or not {"index", "text", "spans"} <= set(record):
+            record = parse_record(line)
+        except RecordError as err:
+            raise ValueError(f"{name}: line {number}: {err}") from None
+        if not {"index", "text", "spans"} <= set(record):
             raise ValueError(f"{name}: line {number}: not a batch result record (needs index, text, spans)")
         records.append(record)
     return records

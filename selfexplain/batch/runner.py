@@ -29,6 +29,7 @@ from tqdm.auto import tqdm
 from selfexplain.batch.reader import BatchInputError, Row, RowReader
 from selfexplain.batch.records import SCHEMA_VERSION, empty_record, explanation_record, gold_label
 from selfexplain.errors import InvalidInputError
+from selfexplain.jsonl import RecordError, parse_record
 from selfexplain.pipeline import MAX_INPUT_CHARS, SelfExplainer
 
 
@@ -139,6 +140,20 @@ def _part(out: Path, rank: int, world: int) -> Path:
     return out.with_name(f"{out.name}.part{rank}-of-{world}") if world > 1 else out
 
 
+def _sidecar_state(path: Path) -> dict[str, Any]:
+    """The parsed ``.progress.json`` of ``path``; a clear error when it is empty or damaged."""
+    sidecar = _sidecar(path)
+    try:
+        state = parse_record(sidecar.read_text(encoding="utf-8", errors="replace"))
+        if not {"meta", "bytes", "records", "complete"} <= set(state):
+            raise RecordError("fields are missing")
+    except RecordError as err:
+        raise BatchInputError(
+            f"{sidecar}: the progress file of {path.name} is damaged ({err}); delete both to start again"
+        ) from None
+    return state
+
+
 def _read_state(path: Path, meta: dict[str, Any]) -> dict[str, Any]:
     """The commit state of ``path``: cut back to the last commit; refuse a file of another run."""
     sidecar = _sidecar(path)
@@ -146,7 +161,7 @@ def _read_state(path: Path, meta: dict[str, Any]) -> dict[str, Any]:
         if path.exists() and path.stat().st_size > 0:
             raise BatchInputError(f"{path}: exists and is not a resumable batch output; delete it or choose another")
         return {"meta": meta, "bytes": 0, "records": 0, "complete": False}
-    state = json.loads(sidecar.read_text(encoding="utf-8"))
+    state = _sidecar_state(path)
     if state["meta"] != meta:
         changed = sorted(k for k in meta if state["meta"].get(k) != meta[k])
         raise BatchInputError(
@@ -206,7 +221,7 @@ def run_batch(
     out.parent.mkdir(parents=True, exist_ok=True)
     meta = run_meta(explainer, reader, options)
     final = _sidecar(out)
-    if final.exists() and json.loads(final.read_text(encoding="utf-8")).get("complete"):
+    if final.exists() and _sidecar_state(out).get("complete"):
         _read_state(out, meta)  # refuses another run's output
         return 0
     path = _part(out, rank, world)
@@ -249,7 +264,7 @@ def iter_records(path: Path) -> Iterator[dict[str, Any]]:
     with Path(path).open(encoding="utf-8") as handle:
         for line in handle:
             if line.strip():
-                yield json.loads(line)
+                yield parse_record(line)
 
 
 def merge_parts(out: Path, world: int, meta: dict[str, Any]) -> None:
@@ -257,7 +272,7 @@ def merge_parts(out: Path, world: int, meta: dict[str, Any]) -> None:
     parts = [_part(out, rank, world) for rank in range(world)]
     for part in parts:
         sidecar = _sidecar(part)
-        if not sidecar.exists() or not json.loads(sidecar.read_text(encoding="utf-8")).get("complete"):
+        if not sidecar.exists() or not _sidecar_state(part).get("complete"):
             raise BatchInputError(f"{part}: this shard did not finish; rerun the same command to resume it")
     handles = [part.open("rb") for part in parts]
     try:

@@ -22,6 +22,7 @@ from selfexplain.faithfulness import alpha_tests
 from selfexplain.faithfulness.metrics import kendall_tau, ranking
 from selfexplain.faithfulness.tokens import token_experiments
 from selfexplain.faithfulness.workers import analyse_in_workers
+from selfexplain.jsonl import RecordError, parse_record
 from selfexplain.pipeline import SelfExplainer
 
 RESULTS_FILE = "results.jsonl"
@@ -121,8 +122,8 @@ def read_rows(path: Path) -> list[dict[str, object]]:
     rows = []
     for line in path.read_text(encoding="utf-8").splitlines():
         try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError:
+            rows.append(parse_record(line))
+        except RecordError:
             break
     return rows
 

@@ -1,0 +1,30 @@
+"""The one reader of a JSON Lines record: every JSONL input (data, batch, batch results, logs) goes through
+:func:`parse_record`, so each reports the same three problems the same way, with the line."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+MAX_LINE_CHARS = 10_000_000  # one record; a longer line is refused before parsing
+
+
+class RecordError(ValueError):
+    """A line is not a JSON object; the message says why (the caller adds the file and line)."""
+
+
+def parse_record(line: str) -> dict[str, Any]:
+    """The JSON object on ``line``. Raises :class:`RecordError` for invalid JSON, JSON nested too deeply to
+    parse (Python's decoder would raise RecursionError), a line over :data:`MAX_LINE_CHARS`, or a value
+    that is not an object."""
+    if len(line) > MAX_LINE_CHARS:
+        raise RecordError(f"a line of {len(line):,} characters (the limit is {MAX_LINE_CHARS:,})")
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as err:
+        raise RecordError(f"invalid JSON ({err.msg})") from None
+    except RecursionError:
+        raise RecordError("JSON nested too deeply to read") from None
+    if not isinstance(record, dict):
+        raise RecordError(f"expected a JSON object, got {type(record).__name__}")
+    return record
