@@ -7,6 +7,7 @@ widgets, call the library, render.
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -20,7 +21,19 @@ from selfexplain.explanation import Explanation
 from selfexplain.highlight import escape_text
 from selfexplain.malloc_tuning import fix_mmap_threshold
 from selfexplain.model_card import CARD_FILE, ModelCard, read_model_card
-from selfexplain.pipeline import DEFAULT_MODEL, SelfExplainer, available_models, load_model, resolve_model
+from selfexplain.pipeline import (
+    DEFAULT_MODEL,
+    SelfExplainer,
+    available_models,
+    load_model,
+    resolve_model,
+    restricted,
+)
+
+# A Streamlit server is a shared deployment: models load by name from the models folders and nothing is
+# downloaded from the Hub, unless its operator opts in (SELFEXPLAIN_RESTRICT_MODELS=0, SELFEXPLAIN_HUB=1).
+os.environ.setdefault("SELFEXPLAIN_RESTRICT_MODELS", "1")
+os.environ.setdefault("SELFEXPLAIN_HUB", "0")
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
 OTHER_FOLDER = "Other folder…"
@@ -110,7 +123,7 @@ def model_card(directory: str) -> ModelCard | None:
 def model_picker() -> SelfExplainer | None:
     """Sidebar: choose a shipped model, one from the models folder, or a typed path."""
     known = available_models()
-    names = sorted(known, key=lambda n: (n != DEFAULT_MODEL, n)) + [OTHER_FOLDER]
+    names = sorted(known, key=lambda n: (n != DEFAULT_MODEL, n)) + ([] if restricted() else [OTHER_FOLDER])
     wanted = st.query_params.get("model")
     if "model_choice" not in st.session_state:
         st.session_state.model_choice = wanted if wanted in names else names[0]
@@ -159,7 +172,7 @@ def choose_model(label: str, key: str, default: str | None = None) -> SelfExplai
     goes to ``st.session_state[f"{key}_directory"]``. ``default`` is used when the URL names no model.
     """
     known = available_models()
-    names = sorted(known, key=lambda n: (n != DEFAULT_MODEL, n)) + [OTHER_FOLDER]
+    names = sorted(known, key=lambda n: (n != DEFAULT_MODEL, n)) + ([] if restricted() else [OTHER_FOLDER])
     choice_key = f"{key}_choice"
     if choice_key not in st.session_state:
         wanted = st.query_params.get(key)

@@ -7,6 +7,7 @@ Weights are only ever read from safetensors and ``trust_remote_code`` is never s
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from transformers import AutoConfig, AutoModel, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
@@ -56,13 +57,31 @@ def check_safe_weights(directory: Path) -> None:
         )
 
 
+def hub_allowed() -> bool:
+    """Whether a name that is not a local folder may be fetched from the Hugging Face Hub. On by default
+    for the library and CLI (``train --encoder bert-base-uncased``); the app turns it off unless its
+    operator sets ``SELFEXPLAIN_HUB=1``, so a model folder naming a Hub id never makes a server reach out."""
+    return os.environ.get("SELFEXPLAIN_HUB", "1").strip().lower() not in ("0", "false", "no")
+
+
+def _not_local(name: str, err: Exception) -> EncoderNotFoundError:
+    if not hub_allowed() and not Path(name).expanduser().exists():
+        return EncoderNotFoundError(
+            f"{name!r} is not on this machine, and this deployment does not download from the Hugging Face Hub "
+            "(set SELFEXPLAIN_HUB=1 to allow it)"
+        )
+    return EncoderNotFoundError(f"cannot load {name!r}: {err}")
+
+
 def load_tokenizer(name: str) -> PreTrainedTokenizerBase:
     """A fast tokenizer (character offsets are required)."""
     source = resolve_encoder(name)
     try:
-        tokenizer = AutoTokenizer.from_pretrained(source, use_fast=True, trust_remote_code=False)
+        tokenizer = AutoTokenizer.from_pretrained(
+            source, use_fast=True, trust_remote_code=False, local_files_only=not hub_allowed()
+        )
     except (OSError, ValueError) as err:
-        raise EncoderNotFoundError(f"cannot load a tokenizer for {name!r}: {err}") from err
+        raise _not_local(name, err) from err
     if not tokenizer.is_fast:
         raise EncoderNotFoundError(f"{name!r} has no fast tokenizer; character offsets need one")
     return tokenizer
@@ -79,13 +98,14 @@ def load_encoder(name: str, pretrained: bool = True) -> PreTrainedModel:
     hf_logging.disable_progress_bar()
     try:
         if not pretrained:
-            config = AutoConfig.from_pretrained(source, trust_remote_code=False)
+            config = AutoConfig.from_pretrained(source, trust_remote_code=False, local_files_only=not hub_allowed())
             return AutoModel.from_config(config, attn_implementation="eager")
         return AutoModel.from_pretrained(
             source,
             use_safetensors=True,
             trust_remote_code=False,
             attn_implementation="eager",
+            local_files_only=not hub_allowed(),
         )
     except (OSError, ValueError) as err:
-        raise EncoderNotFoundError(f"cannot load encoder {name!r}: {err}") from err
+        raise _not_local(name, err) from err

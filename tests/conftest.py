@@ -9,6 +9,9 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# The app restricts models to its models folders by default; tests open tiny models from temporary
+# folders (the restriction itself is tested with monkeypatch and in test_deployment_config.py).
+os.environ.setdefault("SELFEXPLAIN_RESTRICT_MODELS", "0")
 
 from helpers import build_tiny_encoder, make_explainer  # noqa: E402
 

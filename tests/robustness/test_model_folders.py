@@ -77,8 +77,15 @@ def test_restricted_deployment_refuses_paths_outside_the_models_folders(
     tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SELFEXPLAIN_RESTRICT_MODELS", "1")
-    with pytest.raises(UnknownModelError, match="outside the allowed"):
+    with pytest.raises(UnknownModelError) as existing:
         resolve_model(str(tiny_model_dir))
+    with pytest.raises(UnknownModelError) as missing:
+        resolve_model(str(tmp_path / "no-such-folder"))
+    # the same answer whether or not the path exists: nothing learnt about the server's folders
+    assert str(existing.value).replace(str(tiny_model_dir), "P") == str(missing.value).replace(
+        str(tmp_path / "no-such-folder"), "P"
+    )
+    assert "no model named" in str(existing.value)
     monkeypatch.setenv("SELFEXPLAIN_MODELS_DIR", str(tiny_model_dir.parent))
     assert resolve_model(str(tiny_model_dir)) == tiny_model_dir
     assert resolve_model("tiny-sst") == tiny_model_dir
