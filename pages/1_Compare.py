@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages import PLOT_CONFIG, cached_explainer, choose_model, examples_for
+from pages import PLOT_CONFIG, cached_explainer, choose_model, examples_for, results_cache
 from selfexplain.attention import aggregate_attention
 from selfexplain.compare import Comparison, Side, check_compatible, compare, default_partner, explain_side, fit_both
 from selfexplain.compare_figures import agreement_figure, axis_grid_figure, gradient_figure
@@ -21,10 +21,15 @@ from selfexplain.pipeline import MAX_INPUT_CHARS, available_models
 st.set_page_config(page_title="selfexplain · Compare", page_icon=":mag:", layout="wide")
 
 
-@st.cache_data(show_spinner="Explaining…", max_entries=64)
 def cached_side(directory: str, text: str, pair: str | None) -> Side:
-    """One model's reading of the input; the model runs only when the input or the model changes."""
-    return explain_side(cached_explainer(directory), text, pair)
+    """One model's reading of the input; the model runs only when the input or the model changes
+    (kept in the app's byte-bounded results cache)."""
+
+    def compute() -> Side:
+        with st.spinner("Explaining…"):
+            return explain_side(cached_explainer(directory), text, pair)
+
+    return results_cache().get_or_compute(("compare", directory, text, pair), compute)  # type: ignore[return-value]
 
 
 def init_inputs() -> None:

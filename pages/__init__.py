@@ -15,6 +15,7 @@ from typing import TypeVar
 
 import streamlit as st
 
+from selfexplain.byte_cache import ByteCache, cache_budget_bytes
 from selfexplain.data import Example, read_examples
 from selfexplain.errors import USER_ERRORS
 from selfexplain.explanation import Explanation
@@ -49,10 +50,22 @@ def cached_explainer(directory: str) -> SelfExplainer:
     return load_model(directory)
 
 
-@st.cache_data(show_spinner="Explaining…", max_entries=128)
+@st.cache_resource
+def results_cache() -> ByteCache[object]:
+    """Every session's results, in one cache bounded in bytes (``SELFEXPLAIN_CACHE_MB``, default 512):
+    a long text's explanation weighs what it holds, so memory stays bounded however long the inputs."""
+    return ByteCache(cache_budget_bytes())
+
+
 def cached_explanation(directory: str, text: str, pair: str | None) -> Explanation:
-    """The model runs only when the input (or the model) changes."""
-    return cached_explainer(directory).explain(text, pair=pair, attentions=True)
+    """The model runs only when the input (or the model) changes. Sessions share the result object
+    (read-only), so a rerun copies nothing."""
+
+    def compute() -> Explanation:
+        with st.spinner("Explaining…"):
+            return cached_explainer(directory).explain(text, pair=pair, attentions=True)
+
+    return results_cache().get_or_compute(("explanation", directory, text, pair), compute)  # type: ignore[return-value]
 
 
 def read_uploaded(data: bytes, suffix: str, label_names: list[str], split: str = "test") -> list[Example]:
@@ -83,22 +96,17 @@ def upload_examples(directory: str, data: bytes, suffix: str, limit: int) -> lis
     return read_uploaded(data, suffix, list(cached_explainer(directory).config.label_names))[:limit]
 
 
-@st.cache_resource
-def _results_store() -> dict[tuple, object]:
-    return {}
-
-
 def cached_with_progress(key: tuple, label: str, compute: Callable[[Callable[[float], None]], T]) -> T:
     """``compute(report_progress)`` once per ``key`` and process, with a progress bar while it runs
-    (``st.cache_data`` cannot hold a progress bar). Keeps the 16 most recent results."""
-    store = _results_store()
-    if key not in store:
+    (``st.cache_data`` cannot hold a progress bar); kept in the byte-bounded :func:`results_cache`."""
+
+    def run() -> T:
         bar = st.progress(0.0, text=label)
-        store[key] = compute(lambda fraction: bar.progress(min(max(float(fraction), 0.0), 1.0), text=label))
+        value = compute(lambda fraction: bar.progress(min(max(float(fraction), 0.0), 1.0), text=label))
         bar.empty()
-        while len(store) > 16:
-            store.pop(next(iter(store)))
-    return store[key]  # type: ignore[return-value]
+        return value
+
+    return results_cache().get_or_compute(("progress", *key), run)  # type: ignore[return-value]
 
 
 def examples_for(model_name: str) -> list[dict[str, str]]:
