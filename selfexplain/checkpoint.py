@@ -44,6 +44,12 @@ HUB_CONFIG = "config.json"
 QUANTISE_MIN_ELEMENTS = 4096
 
 
+def _umask() -> int:
+    current = os.umask(0o022)  # reading the umask means setting it; put it straight back
+    os.umask(current)
+    return current
+
+
 @contextmanager
 def atomic_directory(target: Path) -> Iterator[Path]:
     """Yield a fresh temporary folder that replaces ``target`` only if the block succeeds."""
@@ -57,6 +63,7 @@ def atomic_directory(target: Path) -> Iterator[Path]:
             shutil.rmtree(retired)
         if target.exists():
             os.replace(target, retired)
+        staging.chmod(0o777 & ~_umask())  # mkdtemp makes 0700; a saved model follows the umask like any folder
         os.replace(staging, target)
         shutil.rmtree(retired, ignore_errors=True)
     finally:
@@ -211,6 +218,32 @@ def _check_plain_files(directory: Path) -> None:
             continue
         if not (path.is_dir() or path.is_file()):  # follows links: a link to a device is refused too
             raise ModelDirectoryError(f"{path} is not a regular file")
+    _check_sizes(directory)
+
+
+# Parsing amplifies: a tokenizer file costs ~6x its size in memory, a safetensors header ~25x. Real ones
+# are far below these caps (MiniLM's tokenizer.json is 0.7 MB, its header a few KB).
+MAX_TOKENIZER_BYTES = 64 * 2**20
+MAX_HEADER_BYTES = 8 * 2**20
+
+
+def _check_sizes(directory: Path) -> None:
+    """Refuse a tokenizer file or a safetensors header too large to be real before parsing it."""
+    for name in ("tokenizer.json", "vocab.txt", "vocab.json", "merges.txt", "tokenizer_config.json"):
+        path = directory / name
+        if path.is_file() and path.stat().st_size > MAX_TOKENIZER_BYTES:
+            raise ModelDirectoryError(
+                f"{path} is {path.stat().st_size / 2**20:,.0f} MB, over the {MAX_TOKENIZER_BYTES // 2**20} MB a "
+                "tokenizer file may have"
+            )
+    for path in directory.rglob("*.safetensors"):
+        with path.open("rb") as handle:
+            prefix = handle.read(8)
+        if len(prefix) == 8 and int.from_bytes(prefix, "little") > MAX_HEADER_BYTES:
+            raise ModelDirectoryError(
+                f"{path} declares a {int.from_bytes(prefix, 'little') / 2**20:,.0f} MB header, over the "
+                f"{MAX_HEADER_BYTES // 2**20} MB a model's tensor index needs"
+            )
 
 
 def _check_vocabulary(directory: Path, tokenizer: PreTrainedTokenizerBase, model: SelfExplainingModel) -> None:

@@ -113,3 +113,33 @@ def test_a_config_that_is_not_an_object_or_lacks_keys() -> None:
         ModelConfig.from_json('{"encoder": "x"}')
     with pytest.raises(ValueError, match="nested too deeply"):
         ModelConfig.from_json(DEEP)
+
+
+@pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o755), (0o077, 0o700), (0o002, 0o775)])
+def test_saved_model_folders_follow_the_umask(tiny_explainer, tmp_path: Path, umask: int, mode: int) -> None:
+    import os
+
+    from selfexplain.checkpoint import save_model
+
+    previous = os.umask(umask)
+    try:
+        save_model(tiny_explainer.model, tiny_explainer.tokenizer, tmp_path / "m")
+    finally:
+        os.umask(previous)
+    assert (tmp_path / "m").stat().st_mode & 0o777 == mode
+    assert (tmp_path / "m" / "selfexplain.json").stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_oversized_tokenizer_or_weights_header_is_refused_before_parsing(tiny_model_dir: Path, tmp_path: Path) -> None:
+    huge_tokenizer = tmp_path / "tok"
+    shutil.copytree(tiny_model_dir, huge_tokenizer)
+    with (huge_tokenizer / "tokenizer.json").open("r+b") as handle:
+        handle.truncate(65 * 2**20)  # sparse: no 65 MB written
+    with pytest.raises(ModelDirectoryError, match="tokenizer file may have"):
+        load_model_directory(huge_tokenizer)
+    huge_header = tmp_path / "hdr"
+    shutil.copytree(tiny_model_dir, huge_header)
+    weights = next(huge_header.glob("*.safetensors"))
+    weights.write_bytes((67 * 2**20).to_bytes(8, "little") + b"{")
+    with pytest.raises(ModelDirectoryError, match="MB header"):
+        load_model_directory(huge_header)
