@@ -18,17 +18,25 @@ from selfexplain.data import Example, read_examples
 from selfexplain.errors import USER_ERRORS
 from selfexplain.explainers import EXPLAINERS
 from selfexplain.faithfulness import figures, summary
-from selfexplain.faithfulness.experiment import RESULTS_FILE, LabOptions, read_rows, run_lab
+from selfexplain.faithfulness.experiment import FAST_EXPLAINERS, RESULTS_FILE, LabOptions, read_rows, run_lab
+from selfexplain.faithfulness.labels import method_label, metric_legend, readable
+from selfexplain.faithfulness.metrics import METRICS
 from selfexplain.highlight import escape_text
 from selfexplain.sharpness import measures as sharpness
 from selfexplain.sharpness.run import measure_examples
 
 st.set_page_config(page_title="selfexplain · Faithfulness", page_icon=":mag:", layout="wide")
 SAMPLE = ASSETS / "faithfulness" / "sentences.txt"
-FAST = [
-    "alpha", "attention_rows", "rollout_rows", "attention_cls", "gradient", "grad_x_input", "loo",
-    "position_prior", "random",
-]  # fmt: skip
+INTRO = """
+**Does the explanation point at the words the model really used?** That is what *faithful* means here.
+We cannot read it off the model, so every experiment removes words and watches the prediction: if a
+method's most important words really drive the decision, removing them should change the prediction
+quickly, and keeping only them should keep it. Each method ranks the words of every input: the
+self-explaining model's own span weights (*alpha*), the encoder's attention, gradients, leave-one-out
+(remove one word, measure the change) and, as yardsticks, a random ranking and a position prior (words in
+the middle first). A method worth trusting beats the yardsticks. Every number is an average over the
+inputs you run, so use at least ten; the table says how many went in.
+"""
 
 
 def choose_examples(pair: bool, label_names: list[str]) -> list[Example]:
@@ -69,30 +77,54 @@ def show(rows: list[dict], plausibility: pd.DataFrame | None = None) -> None:
     if not rows:
         return
     table = summary.summary_table(rows)
-    table.insert(0, "method", [EXPLAINERS[n].label if n in EXPLAINERS else n for n in table["explainer"]])
-    st.subheader("Faithfulness by explainer")
-    st.caption("comprehensiveness: higher = more faithful · sufficiency, flip_fraction: lower = more faithful")
-    st.dataframe(table, hide_index=True)
+    st.subheader("Faithfulness by method")
+    comp, suff, flip = METRICS["comprehensiveness"], METRICS["sufficiency"], METRICS["flip_fraction"]
+    st.caption(
+        f"One row per method, averaged over {len(rows)} inputs. The arrow after each column says which way is "
+        f"better: {comp.name} ({comp.direction}), {suff.name} ({suff.direction}), {flip.name} ({flip.direction})."
+    )
+    st.dataframe(readable(table), hide_index=True)
+    with st.expander("What each column means"):
+        st.markdown(metric_legend(list(table.columns)))
     left, right = st.columns(2)
     left.plotly_chart(figures.curve_figure(summary.curve_table(rows)), key="curves")
+    left.caption(
+        "Each line: the probability of the predicted class as the method's most important words are removed, "
+        "best first. A line that falls faster means the method found the words the decision rests on."
+    )
     right.plotly_chart(figures.flip_figure(summary.flip_table(rows)), key="flips")
+    right.caption(
+        "Each box: over the inputs, the share of words removed (best first) before the label changed; the line is "
+        "the median, the dashed line the mean. Lower boxes mean the method's top words decide the label."
+    )
     tau = summary.tau_matrix(rows)
     st.plotly_chart(figures.tau_figure(tau), key="tau")
+    st.caption(
+        "How alike two methods rank the words (Kendall tau): 1 = the same order, 0 = unrelated, -1 = reversed. "
+        "Agreement is not faithfulness: two methods can agree and both be wrong."
+    )
     alpha = summary.alpha_table(rows)
     if len(alpha):
         st.subheader("Tests on alpha (span layer)")
-        st.dataframe(alpha, hide_index=True)
+        st.caption(
+            "Experiments on the span weights alone, computed exactly from the span layer. The column 'Better' says "
+            "which way means alpha is the more faithful explanation; rows without a direction are there to compare "
+            "(attention's span, the accuracy of the full model)."
+        )
+        st.dataframe(alpha.rename(columns={"test": "Test", "value": "Value", "better": "Better"}), hide_index=True)
     if plausibility is not None and len(plausibility):
         st.subheader("Plausibility (not faithfulness): is the top span a polar SST phrase?")
         st.caption(
-            "Share of examples whose top span (token explainers: best window of alpha's top-span length) is a "
-            "treebank phrase labelled in the predicted direction: strong = 0/4 only, polar = 0, 1 / 3, 4."
+            "Share of examples whose top span (word-ranking methods: best window of alpha's top-span length) is a "
+            "treebank phrase labelled in the predicted direction: strongly polar = 0 or 4 only, polar = 0, 1 or "
+            "3, 4. Higher means more like what a person would point at, not that the model used it."
         )
-        st.dataframe(plausibility, hide_index=True)
-    st.subheader("Per-example drill-down")
+        st.dataframe(readable(plausibility), hide_index=True)
+    st.subheader("One input at a time")
+    st.caption("Each method's top words for the chosen input, best first, with its scores on that input alone.")
     choice = st.selectbox("Example", range(len(rows)), format_func=lambda i: rows[i]["text"][:90], key="drill")
     st.markdown(escape_text(rows[choice]["text"]))
-    st.dataframe(summary.drilldown_table(rows[choice]), hide_index=True)
+    st.dataframe(readable(summary.drilldown_table(rows[choice])), hide_index=True)
     cols = st.columns(3)
     cols[0].download_button("summary.csv", table.to_csv(index=False), "summary.csv", key="dl_summary")
     cols[1].download_button("tau.csv", tau.to_csv(), "tau.csv", key="dl_tau")
@@ -101,6 +133,7 @@ def show(rows: list[dict], plausibility: pd.DataFrame | None = None) -> None:
 
 
 st.title("Faithfulness lab")
+st.markdown(INTRO)
 mode = st.radio("Mode", ["Run experiments", "Open a results folder"], horizontal=True, key="mode")
 if mode == "Open a results folder":
     folder = st.text_input("Folder written by `selfexplain faithfulness`", key="results_dir")
@@ -119,11 +152,16 @@ else:
         st.warning("This model is a plain baseline with no span layer; the lab needs a self-explaining model.")
         st.stop()
     examples = choose_examples(model.config.pair, list(model.config.label_names))
-    default = [n for n in FAST if n in EXPLAINERS]
+    default = [n for n in FAST_EXPLAINERS if n in EXPLAINERS]
     names = st.multiselect(
-        "Explainers", list(EXPLAINERS), default=default, key="explainers", format_func=lambda n: EXPLAINERS[n].label
+        "Methods",
+        list(EXPLAINERS),
+        default=default,
+        key="explainers",
+        format_func=method_label,
+        help="LIME and KernelSHAP take 200 model runs per input, integrated gradients 20: add them for small samples.",
     )
-    alpha_tests = st.toggle("Tests on alpha", value=True, key="alpha_tests")
+    alpha_tests = st.toggle("Tests on alpha (span layer)", value=True, key="alpha_tests")
     if st.button("Run", type="primary", key="run", disabled=not examples or not names):
         bar = st.progress(0.0, text="Running…")
         options = LabOptions(explainers=tuple(names), alpha_tests=alpha_tests)

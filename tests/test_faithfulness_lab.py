@@ -62,12 +62,18 @@ def test_resume_after_a_kill_matches_an_uninterrupted_run(tiny_explainer, tmp_pa
     assert table.set_index("explainer").loc["loo", "tau_loo"] == 1.0
     tau = summary.tau_matrix(whole)
     np.testing.assert_allclose(np.diag(tau.values), 1.0)
-    alpha = summary.alpha_table(whole).set_index("test")["value"]
-    assert 0.0 <= alpha["accuracy: uniform alpha"] <= 1.0
+    alpha = summary.alpha_table(whole).set_index("test")
+    assert 0.0 <= alpha.loc["accuracy: uniform alpha", "value"] <= 1.0
+    assert alpha.loc["spans removed until the label flips (highest alpha first)", "better"] == "lower"
+    assert alpha.loc["prediction kept reading only the top alpha span", "better"] == "higher"
+    assert not any("_" in test for test in alpha.index)  # no code identifiers such as alpha_x_gradient
+    names = ["Self-explaining alpha", "Gradient saliency", "Leave-one-out", "Random"]
     curves = figures.curve_figure(summary.curve_table(whole))
-    assert [t.name for t in curves.data] == ["alpha", "gradient", "loo", "random"]
-    assert len(figures.flip_figure(summary.flip_table(whole)).data) == 4
-    assert figures.tau_figure(tau).data[0].z.shape == (4, 4)
+    assert [t.name for t in curves.data] == names
+    flips = figures.flip_figure(summary.flip_table(whole))
+    assert [t.name.replace("<br>", " ") for t in flips.data] == names
+    heat = figures.tau_figure(tau).data[0]
+    assert heat.z.shape == (4, 4) and [x.replace("<br>", " ") for x in heat.x] == names
     drill = summary.drilldown_table(whole[0])
     assert len(drill) == 4 and all(isinstance(t, str) for t in drill["top tokens"])
 

@@ -1,4 +1,5 @@
-"""Pure definitions of the faithfulness metrics (numpy in, numbers out; no model).
+"""Pure definitions of the faithfulness metrics (numpy in, numbers out; no model), and what each
+summary metric is called for a reader and which direction is better (:data:`METRICS`).
 
 ``p`` are class-probability vectors ``[C]`` (or ``[K, C]``); ``scores`` token scores ``[T]``.
 """
@@ -6,12 +7,101 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.stats import kendalltau
 
 ERASER_FRACTIONS: tuple[float, ...] = (0.01, 0.05, 0.10, 0.20, 0.50)
 CURVE_POINTS = np.linspace(0.0, 1.0, 11)
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A summary metric as a reader sees it: ``key`` (the column in result tables and CSV files),
+    ``name`` (shown in tables and charts), ``higher_is_better`` and a one-sentence ``meaning``."""
+
+    key: str
+    name: str
+    higher_is_better: bool
+    meaning: str
+
+    @property
+    def direction(self) -> str:
+        return "higher is better" if self.higher_is_better else "lower is better"
+
+    @property
+    def heading(self) -> str:
+        """The name with an arrow pointing the better way, e.g. ``Comprehensiveness ↑``."""
+        return f"{self.name} {'↑' if self.higher_is_better else '↓'}"
+
+
+METRICS: dict[str, Metric] = {
+    m.key: m
+    for m in (
+        Metric(
+            "comprehensiveness",
+            "Comprehensiveness",
+            True,
+            "How much the predicted class's probability drops when the method's top tokens are removed "
+            "(mean over removing 1, 5, 10, 20 and 50 % of the tokens).",
+        ),
+        Metric(
+            "sufficiency",
+            "Sufficiency",
+            False,
+            "How much the predicted class's probability drops when only the method's top tokens are kept "
+            "(same five sizes): near 0 means the top tokens alone carry the decision.",
+        ),
+        Metric(
+            "flip_fraction",
+            "Share removed to flip",
+            False,
+            "Share of the tokens removed, most important first, before the predicted label changes "
+            "(1 when it never changes).",
+        ),
+        Metric(
+            "never_flip",
+            "Never flipped",
+            False,
+            "Share of inputs whose label did not change even with all but one token removed.",
+        ),
+        Metric(
+            "js_difference",
+            "Top-token erasure effect",
+            True,
+            "How much more the prediction moves (Jensen-Shannon divergence) when the top token is removed "
+            "than when a random token is removed.",
+        ),
+        Metric(
+            "js_positive",
+            "Top token beats a random one",
+            True,
+            "Share of inputs where removing the top token moves the prediction more than removing a random one.",
+        ),
+        Metric(
+            "tau_loo",
+            "Agreement with leave-one-out",
+            True,
+            "Kendall rank correlation (-1 to 1) of the method's token ranking with leave-one-out's, which "
+            "measures each token's effect directly.",
+        ),
+        Metric(
+            "strong_phrase",
+            "Top span is a strongly polar phrase",
+            True,
+            "Plausibility, not faithfulness: share of inputs whose top span is a treebank phrase labelled 0 or 4 "
+            "in the predicted direction.",
+        ),
+        Metric(
+            "polar_phrase",
+            "Top span is a polar phrase",
+            True,
+            "Plausibility, not faithfulness: share of inputs whose top span is a treebank phrase labelled in the "
+            "predicted direction (0, 1 or 3, 4).",
+        ),
+    )
+}
 
 
 def ranking(scores: np.ndarray) -> np.ndarray:

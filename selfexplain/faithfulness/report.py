@@ -1,5 +1,8 @@
 """Write a finished run's tables and figures into its folder (CSV, Markdown, offline HTML;
-PNG where kaleido and a Chrome/Chromium browser are at hand, see :mod:`selfexplain.figure_files`)."""
+PNG where kaleido and a Chrome/Chromium browser are at hand, see :mod:`selfexplain.figure_files`).
+
+The CSV files keep registry names and metric keys (for scripts); ``summary.md`` and the figures
+show method names and metric names with the better direction (:mod:`.labels`)."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from selfexplain.faithfulness import figures, summary
+from selfexplain.faithfulness.labels import metric_legend, readable
 from selfexplain.figure_files import WrittenFigures, write_figures
 
 
@@ -33,7 +37,8 @@ def write_report(rows: Sequence[dict], out: Path) -> tuple[dict[str, pd.DataFram
     tables["summary"].to_csv(out / "summary.csv", index=False)
     tables["tau"].to_csv(out / "tau.csv")
     tables["alpha_tests"].to_csv(out / "alpha_tests.csv", index=False)
-    text = "## Faithfulness by explainer\n\n" + markdown_table(tables["summary"])
+    text = "## Faithfulness by method\n\n" + markdown_table(readable(tables["summary"]))
+    text += "\n" + metric_legend(list(tables["summary"].columns)) + "\n"
     text += "\n## Tests on alpha (span layer)\n\n" + markdown_table(tables["alpha_tests"])
     (out / "summary.md").write_text(text, encoding="utf-8")
     plots = {

@@ -77,61 +77,95 @@ def flip_table(rows: Rows) -> pd.DataFrame:
     )
 
 
+ORDER_NAMES = {
+    "alpha": "highest alpha first",
+    "gradient": "highest gradient first",
+    "alpha_x_gradient": "highest alpha x gradient first",
+    "random": "random order",
+}
+
+
 def alpha_table(rows: Rows) -> pd.DataFrame:
-    """The span-layer tests, one row per measure (empty when no row has them)."""
+    """The span-layer tests, one row per measure in plain words: ``test``, ``value`` and ``better``
+    (``higher``/``lower`` = which way means alpha is the more faithful explanation, empty for context)
+    (empty table when no row has them)."""
     tests = [r for r in rows if "alpha" in r]
     if not tests:
-        return pd.DataFrame(columns=["test", "value"])
+        return pd.DataFrame(columns=["test", "value", "better"])
     a = [r["alpha"] for r in tests]
+    orders = [(k, ORDER_NAMES.get(k, k)) for k in a[0]["four_way"]]
     records = [
-        (f"flip: span fraction removed, order {k}", np.mean([x["four_way"][k]["span_fraction"] for x in a]))
-        for k in a[0]["four_way"]
+        (f"spans removed until the label flips ({o})", np.mean([x["four_way"][k]["span_fraction"] for x in a]), "lower")
+        for k, o in orders
     ]
     records += [
-        (f"flip: alpha mass removed, order {k}", np.mean([x["four_way"][k]["mass_fraction"] for x in a]))
-        for k in a[0]["four_way"]
-    ]
-    records += [
-        (f"flip: share never flipped, order {k}", np.mean([not x["four_way"][k]["flipped"] for x in a]))
-        for k in a[0]["four_way"]
-    ]
-    records += [
-        ("permutation: median TVD (mean over inputs)", np.mean([x["median_tvd"] for x in a])),
-        ("permutation: mean max alpha", np.mean([x["max_alpha"] for x in a])),
-        ("adversarial alpha: mean best JS at TVD <= 0.01", np.mean([x["adversarial_js"] for x in a])),
         (
-            "uniform alpha: agreement with the model's prediction",
+            f"alpha weight removed until the label flips ({o})",
+            np.mean([x["four_way"][k]["mass_fraction"] for x in a]),
+            "lower",
+        )
+        for k, o in orders
+    ]
+    records += [
+        (f"share of inputs never flipped ({o})", np.mean([not x["four_way"][k]["flipped"] for x in a]), "lower")
+        for k, o in orders
+    ]
+    records += [
+        (
+            "output change when alpha is shuffled over the spans (median total variation)",
+            np.mean([x["median_tvd"] for x in a]),
+            "higher",
+        ),
+        ("largest alpha (mean over inputs)", np.mean([x["max_alpha"] for x in a]), ""),
+        (
+            "how far a different alpha can move with the output kept (Jensen-Shannon)",
+            np.mean([x["adversarial_js"] for x in a]),
+            "lower",
+        ),
+        (
+            "prediction kept with uniform alpha",
             np.mean([x["uniform_predicted"] == r["predicted"] for x, r in zip(a, tests)]),
+            "lower",
         ),
         (
-            "top-1 alpha span alone: agreement with the prediction",
+            "prediction kept reading only the top alpha span",
             np.mean([x["top_span_predicted"] == r["predicted"] for x, r in zip(a, tests)]),
+            "higher",
         ),
         (
-            "top-1 attention span alone: agreement with the prediction",
+            "prediction kept reading only the top attention span",
             np.mean([x["top_attention_span_predicted"] == r["predicted"] for x, r in zip(a, tests)]),
+            "",
         ),
-        ("span deletion: probability drop, top alpha span", np.mean([x["span_drop_alpha"] for x in a])),
-        ("span deletion: probability drop, top attention span", np.mean([x["span_drop_attention"] for x in a])),
+        ("probability drop deleting the top alpha span", np.mean([x["span_drop_alpha"] for x in a]), "higher"),
+        ("probability drop deleting the top attention span", np.mean([x["span_drop_attention"] for x in a]), ""),
         *[
-            (f"span deletion: probability drop, top {k} {kind} spans", np.mean([x[field][k - 1] for x in a]))
+            (f"probability drop deleting the top {k} {kind} spans", np.mean([x[field][k - 1] for x in a]), better)
             for k in (2, 3)
-            for kind, field in (("alpha", "span_drop_alpha_k"), ("attention", "span_drop_attention_k"))
+            for kind, field, better in (
+                ("alpha", "span_drop_alpha_k", "higher"),
+                ("attention", "span_drop_attention_k", ""),
+            )
             if all(field in x for x in a)  # rows written before this test existed lack it
         ],
     ]
     labelled = [(x, r) for x, r in zip(a, tests) if r.get("label") is not None]
     if labelled:
         records += [
-            ("accuracy: full model", np.mean([r["predicted"] == r["label"] for _, r in labelled])),
-            ("accuracy: uniform alpha", np.mean([x["uniform_predicted"] == r["label"] for x, r in labelled])),
-            ("accuracy: top-1 alpha span only", np.mean([x["top_span_predicted"] == r["label"] for x, r in labelled])),
+            ("accuracy: full model", np.mean([r["predicted"] == r["label"] for _, r in labelled]), ""),
+            ("accuracy: uniform alpha", np.mean([x["uniform_predicted"] == r["label"] for x, r in labelled]), ""),
             (
-                "accuracy: top-1 attention span only",
+                "accuracy: top alpha span only",
+                np.mean([x["top_span_predicted"] == r["label"] for x, r in labelled]),
+                "higher",
+            ),
+            (
+                "accuracy: top attention span only",
                 np.mean([x["top_attention_span_predicted"] == r["label"] for x, r in labelled]),
+                "",
             ),
         ]
-    return pd.DataFrame(records, columns=["test", "value"])
+    return pd.DataFrame(records, columns=["test", "value", "better"])
 
 
 def drilldown_table(row: dict) -> pd.DataFrame:

@@ -1,0 +1,50 @@
+"""What a reader sees instead of code identifiers: method names (each explainer's ``label``),
+metric names with the better direction (:data:`selfexplain.faithfulness.metrics.METRICS`), and
+result tables renamed for display. Result files keep the registry names and metric keys."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from selfexplain.explainers import EXPLAINERS
+from selfexplain.faithfulness.metrics import METRICS
+from selfexplain.highlight import escape_text
+
+COUNT_HEADING = "Inputs"
+
+
+def method_label(name: str) -> str:
+    """The explainer's human name; a name the registry does not know (an older results folder) as is."""
+    return EXPLAINERS[name].label if name in EXPLAINERS and EXPLAINERS[name].label else name
+
+
+def axis_label(name: str, width: int = 22) -> str:
+    """``method_label(name)`` escaped for a plotly axis, broken into lines of about ``width`` characters."""
+    lines: list[str] = []
+    for word in method_label(name).split():
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "<br>".join(escape_text(line) for line in lines)
+
+
+def metric_heading(key: str) -> str:
+    """``Comprehensiveness ↑`` for a known metric key; other columns keep their name."""
+    return METRICS[key].heading if key in METRICS else key
+
+
+def readable(table: pd.DataFrame) -> pd.DataFrame:
+    """A copy of a summary or drill-down table for display: the ``explainer`` column becomes
+    ``Method`` (human names), each metric column its heading, ``examples`` the ``Inputs`` count."""
+    shown = table.copy()
+    if "explainer" in shown:
+        shown["explainer"] = [method_label(str(n)) for n in shown["explainer"]]
+    names = {"explainer": "Method", "examples": COUNT_HEADING, "top tokens": "Top tokens"}
+    return shown.rename(columns={c: names.get(c, metric_heading(c)) for c in shown.columns})
+
+
+def metric_legend(keys: list[str] | None = None) -> str:
+    """Markdown bullets, one per metric: heading, the better direction and what it measures."""
+    chosen = [METRICS[k] for k in (keys if keys is not None else list(METRICS)) if k in METRICS]
+    return "\n".join(f"- **{m.heading}** ({m.direction}): {m.meaning}" for m in chosen)
