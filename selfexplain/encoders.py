@@ -14,6 +14,7 @@ from transformers import AutoConfig, AutoModel, AutoTokenizer, PreTrainedModel, 
 from transformers.utils import logging as hf_logging
 
 from selfexplain.errors import EncoderNotFoundError, UnsafeWeightsError
+from selfexplain.families import prepare_tokenizer
 
 DEFAULT_ENCODER = "all-MiniLM-L6-v2"
 MINILM_ALIASES = frozenset(
@@ -84,7 +85,7 @@ def load_tokenizer(name: str) -> PreTrainedTokenizerBase:
         raise _not_local(name, err) from err
     if not tokenizer.is_fast:
         raise EncoderNotFoundError(f"{name!r} has no fast tokenizer; character offsets need one")
-    return tokenizer
+    return prepare_tokenizer(tokenizer)
 
 
 def load_encoder(name: str, pretrained: bool = True) -> PreTrainedModel:

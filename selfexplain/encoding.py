@@ -5,10 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 from transformers import PreTrainedTokenizerBase
 
 from selfexplain.errors import InputTooLongError
+
+WHITESPACE = np.array([ord(c) for c in " \t\n\r\x0b\x0c\u00a0\u2009\u3000"], dtype=np.uint32)
 
 
 @dataclass(frozen=True)
@@ -70,7 +73,9 @@ def encode(
     segment = torch.tensor([[s if s is not None else 0 for s in ids] for ids in sequence_ids], dtype=torch.long)
     token_mask = torch.tensor([[s is not None for s in ids] for ids in sequence_ids], dtype=torch.bool)
     token_mask &= batch["attention_mask"].bool()
-    offsets = [[(int(a), int(b)) for a, b in row] for row in batch["offset_mapping"].tolist()]
+    offsets = trimmed_offsets(batch["offset_mapping"], sequence_ids, texts, pairs)
+    # a piece that is only whitespace (byte-level BPE's lone "Ġ") is no word: spans never start or end on it
+    token_mask &= torch.tensor([[a < b for a, b in row] for row in offsets], dtype=torch.bool)
     tokens = [tokenizer.convert_ids_to_tokens(row) for row in batch["input_ids"].tolist()]
     word_index = None
     if batch.is_fast:
@@ -89,6 +94,34 @@ def encode(
         word_end=word_end,
         word_index=word_index,
     )
+
+
+def trimmed_offsets(
+    offset_mapping: torch.Tensor,
+    sequence_ids: Sequence[Sequence[int | None]],
+    texts: Sequence[str],
+    pairs: Sequence[str] | None,
+) -> list[list[tuple[int, int]]]:
+    """Character offsets per example and position, with leading whitespace left out of each token.
+    Byte-level BPE tokenizers (GPT-2, Llama 3) count the space before a word into the word's piece;
+    a span's text then starts with a space. Vectorised per example (a few steps cover any run of spaces)."""
+    rows = []
+    for b, row in enumerate(offset_mapping.numpy()):
+        start, end = row[:, 0].copy(), row[:, 1]
+        segment = np.array([s if s is not None else -1 for s in sequence_ids[b]])
+        for which, source in ((0, texts[b]), (1, pairs[b] if pairs is not None else "")):
+            here = np.flatnonzero(segment == which)
+            if here.size == 0 or not source:
+                continue
+            space = np.frombuffer(source.encode("utf-32-le"), dtype=np.uint32)
+            space = np.isin(space, WHITESPACE)
+            for _ in range(8):
+                lead = here[(start[here] < end[here]) & space[np.minimum(start[here], len(space) - 1)]]
+                if lead.size == 0:
+                    break
+                start[lead] += 1
+        rows.append(list(zip(start.tolist(), end.tolist())))
+    return rows
 
 
 def word_keys(

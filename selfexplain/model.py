@@ -18,6 +18,7 @@ from transformers import PreTrainedModel
 
 from selfexplain.config import ModelConfig
 from selfexplain.encoders import load_encoder
+from selfexplain.families import family_of
 from selfexplain.spans import SpanLayer, span_index, span_validity
 
 EncoderPrecision = Literal["float32", "bfloat16"]
@@ -63,6 +64,7 @@ class SelfExplainingModel(nn.Module):
         self.config = config
         self.encoder = encoder if encoder is not None else load_encoder(config.encoder, pretrained=pretrained)
         hidden = self.encoder.config.hidden_size
+        self.family = family_of(self.encoder.config)
         layers = int(self.encoder.config.num_hidden_layers)
         if not -(layers + 1) <= config.encoder_layer <= layers:
             raise ValueError(
@@ -150,7 +152,7 @@ class SelfExplainingModel(nn.Module):
             pooled, alpha = spans.pooled, spans.alpha
             extras.update(alpha=alpha, span_logits=spans.logits, span_valid=valid, span_starts=starts, span_ends=ends)
         elif self.config.head == "cls":
-            pooled = hidden[:, 0]
+            pooled = self.family.summary_vectors(hidden, attention_mask)
         else:
             weights = token_mask.to(hidden.dtype).unsqueeze(-1)
             pooled = (hidden * weights).sum(dim=1) / weights.sum(dim=1).clamp_min(1.0)
@@ -189,7 +191,7 @@ class SelfExplainingModel(nn.Module):
             extras = {"alpha": alpha, "span_logits": spans.logits, "span_valid": valid}
             extras.update(span_starts=span_starts, span_ends=span_ends)
         elif self.config.head == "cls":
-            pooled = hidden[:, 0].mean(dim=0, keepdim=True)
+            pooled = self.family.summary_vectors(hidden, attention_mask).mean(dim=0, keepdim=True)
         else:
             weights = token_mask.to(hidden.dtype).unsqueeze(-1)
             pooled = ((hidden * weights).sum(dim=(0, 1)) / weights.sum().clamp_min(1.0)).unsqueeze(0)

@@ -20,6 +20,7 @@ from selfexplain.config import CONFIG_FILE, ModelConfig
 from selfexplain.encoding import EncodedBatch, InputTooLongError, encode
 from selfexplain.errors import InvalidInputError, UnknownModelError
 from selfexplain.explanation import Explanation, Token
+from selfexplain.families import prepare_tokenizer
 from selfexplain.model import EncoderPrecision, ModelOutput, SelfExplainingModel
 from selfexplain.windows import plan_windows
 
@@ -74,7 +75,7 @@ class SelfExplainer:
         self, model: SelfExplainingModel, tokenizer: PreTrainedTokenizerBase, directory: Path | None = None
     ) -> None:
         self.model = model.eval()
-        self.tokenizer = tokenizer
+        self.tokenizer = prepare_tokenizer(tokenizer)  # decoder tokenizers get a pad token
         self.directory = directory
         # One model is shared by every app session: forward passes take this lock, and so must
         # any code that adds hooks or otherwise changes the model's state.
