@@ -19,6 +19,7 @@ from plotly.graph_objects import Figure
 
 from pages import PLOT_CONFIG, cached_explanation, examples_for, model_picker, pin_widget
 from pages.parts.attention_panel import attention_figure_for, on_model_view_select, render_attention
+from pages.parts.document_panel import input_limit, input_limit_caption, render_long_document
 from pages.parts.edit_panel import render_edit_panel
 from pages.parts.flip_panel import render_flip
 from pages.parts.view_state import (
@@ -40,7 +41,6 @@ from selfexplain.figures import (
     span_table,
 )
 from selfexplain.highlight import escape_text, highlight_html
-from selfexplain.pipeline import MAX_INPUT_CHARS
 from selfexplain.report import report_html
 from selfexplain.style import presentation_layout
 from selfexplain.words import LEVELS, group_span_at, level_view
@@ -116,6 +116,8 @@ def main() -> None:
             f"The pair is longer than the model's {explainer.max_tokens} tokens; only the first part of each text "
             f"is explained (premise up to “…{escape_text(text_in[-40:])}”)."
         )
+    if render_long_document(explainer, st.session_state.model_directory, text_in, pair_in):
+        return  # over 1,000 tokens: the document view (overview, top spans, one part up close)
     explanation = cached_explanation(st.session_state.model_directory, text_in, pair_in)
     if explanation.windows is not None:
         st.info(
@@ -145,12 +147,14 @@ def render_inputs(model_name: str, pair_model: bool) -> tuple[str, str | None]:
             key="example_choice",
             on_change=use_example,
         )
+    limit = input_limit()
     if pair_model:
         left, right = st.columns(2)
-        left.text_area("Premise", key="text", height=110, max_chars=MAX_INPUT_CHARS)
-        right.text_area("Hypothesis", key="pair", height=110, max_chars=MAX_INPUT_CHARS)
+        left.text_area("Premise", key="text", height=110, max_chars=limit)
+        right.text_area("Hypothesis", key="pair", height=110, max_chars=limit)
     else:
-        st.text_area("Text to explain", key="text", height=110, max_chars=MAX_INPUT_CHARS)
+        st.text_area("Text to explain", key="text", height=110, max_chars=limit)
+    input_limit_caption()
     text = st.session_state.text
     pair = st.session_state.pair if pair_model else None
     st.query_params["text"] = st.session_state._url_text = text

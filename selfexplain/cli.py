@@ -14,10 +14,16 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
-from selfexplain.cli_support import add_data_columns, add_fused_option, read_model_examples
+from selfexplain.cli_support import add_data_columns, add_fused_option, add_max_chars_option, read_model_examples
 from selfexplain.errors import USER_ERRORS
+from selfexplain.limits import max_chars_setting
 from selfexplain.malloc_tuning import fix_mmap_threshold
+
+if TYPE_CHECKING:  # the document and data modules load numpy: keep them off the start-up
+    from selfexplain.data import Example
+    from selfexplain.document import Document
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -94,6 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--no-progress", action="store_true")
     add_data_columns(evaluate)
     add_fused_option(evaluate)
+    add_max_chars_option(evaluate)
 
     explain = commands.add_parser("explain", help="explain one input")
     explain.add_argument("text", nargs="?", default=None, help="the text; - reads it from standard input")
@@ -103,6 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("--top-k", type=int, default=10, help="spans to list; 0 lists every valid span")
     explain.add_argument("--json", action="store_true", help="print the Explanation as JSON")
     explain.add_argument("--attentions", action="store_true", help="include attention maps in the JSON")
+    add_max_chars_option(explain)
     for module in feature_command_modules():
         module.add_command(commands)
     return parser
@@ -198,6 +206,7 @@ def run_eval(args: argparse.Namespace) -> int:
     explainer = load_model(args.model, fused=not args.no_fused)
     config = explainer.model.config
     examples = read_model_examples(args, args.data, config.label_names)
+    check_lengths(examples, str(args.data))
     result = predict_examples(
         explainer.model, explainer.tokenizer, examples, args.batch_size, not args.no_progress, windows=True
     )
@@ -240,8 +249,11 @@ def run_explain(args: argparse.Namespace) -> int:
     else:
         text = args.text
     explainer = load_model(args.model)
-    explanation = explainer.explain(text, pair=args.pair, attentions=args.attentions)
+    explainer.check_input(text, args.pair)
     top_k = None if args.top_k == 0 else args.top_k
+    if args.pair is None and explainer.window_count(text) > 1:  # a long text stays sparse: a Document
+        return print_document(explainer.explain_document(text), top_k, args.json)
+    explanation = explainer.explain(text, pair=args.pair, attentions=args.attentions)
     if args.json:
         data = explanation.to_dict(top_k=top_k, attentions=args.attentions)
         if explanation.windows is None:  # the certificate needs the input in one encoder window
@@ -260,6 +272,36 @@ def run_explain(args: argparse.Namespace) -> int:
     if len(shown) < len(listed):
         print(f"     (every other span has alpha 0: {int(explanation.span_mask.sum()) - len(shown):,} spans)")
     return 0
+
+
+def print_document(document: Document, top_k: int | None, as_json: bool) -> int:
+    """A long text's prediction and top spans, as text or as the JSON of a windowed Explanation."""
+    if as_json:
+        print(json.dumps({**document.to_dict(top_k=top_k), "flip": None}))  # no certificate across windows
+        return 0
+    probs = ", ".join(f"{n} {p:.3f}" for n, p in zip(document.label_names, document.probabilities))
+    print(f"{document.label}  ({probs})  read in {len(document.window_starts)} windows")
+    listed = document.top_spans(top_k)
+    shown = [span for span in listed if span.alpha > 0]
+    for rank, span in enumerate(shown, start=1):
+        print(f"{rank:>3}. {span.alpha:.4f}  {span.text}")
+    if len(shown) < len(listed):
+        print(f"     (every other span has alpha 0: {document.num_spans - len(shown):,} spans)")
+    return 0
+
+
+def check_lengths(examples: Sequence[Example], source: str) -> None:
+    """Refuse a data file holding a text over the character limit (``--max-chars``), naming the example."""
+    from selfexplain.errors import InvalidInputError
+    from selfexplain.limits import limit_hint, max_input_chars
+
+    limit = max_input_chars()
+    for number, example in enumerate(examples, start=1):
+        longest = max(len(example.text), len(example.pair or ""))
+        if longest > limit:
+            raise InvalidInputError(
+                f"{source}: example {number} has {longest:,} characters; the limit is {limit:,} ({limit_hint()})"
+            )
 
 
 def package_version() -> str:
@@ -303,7 +345,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     handlers = {"train": run_train, "eval": run_eval, "explain": run_explain}
     handler = handlers.get(args.command) or args.handler
     try:
-        return int(handler(args))
+        with max_chars_setting(getattr(args, "max_chars", None)):
+            return int(handler(args))
     except USER_ERRORS as err:
         print(f"selfexplain: error: {err}", file=sys.stderr)
         return 2

@@ -30,6 +30,17 @@ def add_fused_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_max_chars_option(parser: argparse.ArgumentParser) -> None:
+    """``--max-chars N``: the longest text accepted (default ``SELFEXPLAIN_MAX_CHARS`` or 100,000);
+    :func:`selfexplain.cli.main` applies it around the command (see :mod:`selfexplain.limits`)."""
+    parser.add_argument(
+        "--max-chars",
+        default=None,
+        metavar="N",
+        help="longest text in characters (default: $SELFEXPLAIN_MAX_CHARS, else 100,000)",
+    )
+
+
 def note_figures(written: WrittenFigures) -> None:
     """Say on stderr why figures were written as HTML only (no kaleido or no browser)."""
     if written.png_skipped:

@@ -22,6 +22,7 @@ from selfexplain.families import family_of
 from selfexplain.spans import SpanLayer, span_index, span_validity
 
 EncoderPrecision = Literal["float32", "bfloat16"]
+WINDOW_GROUP = 8  # windows encoded together by forward_windows without gradients
 
 
 @dataclass(frozen=True)
@@ -175,13 +176,19 @@ class SelfExplainingModel(nn.Module):
         (see :mod:`selfexplain.windows`): every window's token vectors are laid
         end to end and all spans share one softmax and one weighted sum.
         """
-        out = self._encode(
-            input_ids=input_ids,
-            attention_mask=attention_mask,
-            output_hidden_states=self.config.encoder_layer != -1,
-        )
         layer = self.config.encoder_layer
-        hidden = (out.hidden_states[layer] if layer != -1 else out.last_hidden_state).float()  # [Wn, n, H]
+        # Without gradients the windows are encoded a group at a time: a long document's windows at
+        # once would hold every window's [heads, n, n] attention scores together (GBs at 100+ windows).
+        group = WINDOW_GROUP if not torch.is_grad_enabled() else input_ids.shape[0]
+        states = []
+        for lo in range(0, input_ids.shape[0], group):
+            out = self._encode(
+                input_ids=input_ids[lo : lo + group],
+                attention_mask=attention_mask[lo : lo + group],
+                output_hidden_states=layer != -1,
+            )
+            states.append((out.hidden_states[layer] if layer != -1 else out.last_hidden_state).float())
+        hidden = torch.cat(states) if len(states) > 1 else states[0]  # [Wn, n, H]
         alpha, extras = None, {}
         if self.span_layer is not None:
             flat = hidden.reshape(1, -1, hidden.shape[-1])

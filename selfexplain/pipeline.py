@@ -6,7 +6,6 @@ model directories can be named with the ``SELFEXPLAIN_MODELS_DIR`` variable.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -16,56 +15,28 @@ import torch
 from transformers import PreTrainedTokenizerBase
 
 from selfexplain.checkpoint import load_model_directory
-from selfexplain.config import CONFIG_FILE, ModelConfig
+from selfexplain.config import ModelConfig
+from selfexplain.document import Document, WindowAttention
 from selfexplain.encoding import EncodedBatch, InputTooLongError, encode
-from selfexplain.errors import InvalidInputError, UnknownModelError
+from selfexplain.errors import InvalidInputError
 from selfexplain.explanation import Explanation, Token
 from selfexplain.families import prepare_tokenizer
+from selfexplain.limits import DEFAULT_MAX_INPUT_CHARS, DENSE_MAX_TOKENS, limit_hint, max_input_chars, max_spans
 from selfexplain.model import EncoderPrecision, ModelOutput, SelfExplainingModel
-from selfexplain.windows import plan_windows
+from selfexplain.model_folders import (
+    DEFAULT_MODEL,
+    SHIPPED_MODELS_DIR,
+    available_models,
+    models_folders,
+    resolve_model,
+    restricted,
+)
+from selfexplain.windows import inner_size, plan_windows, tokenise, window_rows, window_starts
 
-SHIPPED_MODELS_DIR = Path(__file__).resolve().parents[1] / "assets" / "models"
-DEFAULT_MODEL = "sst5-minilm"
-MAX_INPUT_CHARS = 20_000
-MAX_SPANS = 4_000_000  # spans of one input; a 20,000-character text stays under it
-
-
-def models_folders() -> list[Path]:
-    """Folders searched for models by name: ``$SELFEXPLAIN_MODELS_DIR`` first, then the shipped ones."""
-    extra = os.environ.get("SELFEXPLAIN_MODELS_DIR")
-    return ([Path(extra)] if extra else []) + [SHIPPED_MODELS_DIR]
-
-
-def available_models() -> dict[str, Path]:
-    """Model name -> folder, for every model folder in :func:`models_folders`."""
-    found: dict[str, Path] = {}
-    for folder in reversed(models_folders()):
-        if folder.is_dir():
-            for config in sorted(folder.glob(f"*/{CONFIG_FILE}")):
-                found[config.parent.name] = config.parent
-    return found
-
-
-def restricted() -> bool:
-    """Shared deployments set ``SELFEXPLAIN_RESTRICT_MODELS=1``: only folders under the models folders load."""
-    return os.environ.get("SELFEXPLAIN_RESTRICT_MODELS", "").lower() in ("1", "true", "yes")
-
-
-def resolve_model(name_or_path: str | Path | None = None) -> Path:
-    """A model folder from a shipped model's name, a folder path, or ``None`` (the default)."""
-    name = str(name_or_path) if name_or_path is not None else DEFAULT_MODEL
-    known = available_models()
-    if name in known:
-        return known[name]
-    path = Path(name).expanduser()
-    if path.is_dir():
-        if restricted():
-            allowed = [folder.resolve() for folder in models_folders()]
-            if not any(path.resolve().is_relative_to(folder) for folder in allowed):
-                raise UnknownModelError(f"{name!r} is outside the allowed models folders of this deployment")
-        return path
-    choices = ", ".join(sorted(known)) or "none installed"
-    raise UnknownModelError(f"no model named {name!r} and no folder at that path (shipped models: {choices})")
+MAX_INPUT_CHARS = DEFAULT_MAX_INPUT_CHARS  # the default; the limit in force is max_input_chars()
+# the folder helpers live in model_folders; callers import them from here
+__all__ = ["DEFAULT_MODEL", "SHIPPED_MODELS_DIR", "available_models", "models_folders", "resolve_model", "restricted"]
+__all__ += ["DENSE_MAX_TOKENS", "MAX_INPUT_CHARS", "SelfExplainer", "load_model", "max_input_chars", "max_spans"]
 
 
 class SelfExplainer:
@@ -105,13 +76,16 @@ class SelfExplainer:
             raise InvalidInputError(
                 f"model {self.name!r} is a {self.config.head} baseline and gives no span explanation"
             )
+        limit = max_input_chars()
         for label, value in (("text", text), ("second text", pair)):
             if value is None:
                 continue
             if not value.strip():
                 raise InvalidInputError(f"the {label} is empty")
-            if len(value) > MAX_INPUT_CHARS:
-                raise InvalidInputError(f"the {label} has {len(value):,} characters; the limit is {MAX_INPUT_CHARS:,}")
+            if len(value) > limit:
+                raise InvalidInputError(
+                    f"the {label} has {len(value):,} characters; the limit is {limit:,} ({limit_hint()} to raise it)"
+                )
         if self.config.pair and pair is None:
             raise InvalidInputError(
                 f"model {self.name!r} takes a pair of texts (premise and hypothesis); give the second text"
@@ -125,8 +99,9 @@ class SelfExplainer:
         Returns ``(text, pair, truncated)``; the cut keeps the start of each text.
         """
         pairs = [pair] if pair is not None else None
-        full = encode(self.tokenizer, [text[:MAX_INPUT_CHARS]], pairs, self.max_tokens, truncate=True)
-        if len(text) <= MAX_INPUT_CHARS and (pair is None or len(pair) <= MAX_INPUT_CHARS):
+        limit = max_input_chars()
+        full = encode(self.tokenizer, [text[:limit]], pairs, self.max_tokens, truncate=True)
+        if len(text) <= limit and (pair is None or len(pair) <= limit):
             try:
                 encode(self.tokenizer, [text], pairs, self.max_tokens, truncate=False)
                 return text, pair, False
@@ -205,9 +180,20 @@ class SelfExplainer:
                 results[i] = self._explanation(batch, output, b, texts[i], pairs[i] if pairs else None)
         return [results[i] for i in range(len(texts))]
 
-    @torch.no_grad()
     def explain_long(self, text: str) -> Explanation:
-        """A single text in overlapping windows of :attr:`max_tokens` (stride from the config)."""
+        """A single text in overlapping windows of :attr:`max_tokens` (stride from the config), as a
+        dense :class:`Explanation` (the :class:`Document` of :meth:`explain_document`, made dense);
+        refused over :data:`~selfexplain.limits.DENSE_MAX_TOKENS` tokens."""
+        return self._windowed(text, dense=True).explanation()
+
+    def explain_document(self, text: str) -> Document:
+        """A single text of any length up to the character limit, read in overlapping windows of
+        :attr:`max_tokens` (stride from the config), with its spans kept sparse (see :class:`Document`)."""
+        return self._windowed(text, dense=False)
+
+    @torch.no_grad()
+    def _windowed(self, text: str, dense: bool) -> Document:
+        """The one route for windowed texts: plan the windows, check the sizes, one forward, a Document."""
         self.check_input(text, None)
         plan = plan_windows(
             self.tokenizer,
@@ -217,36 +203,72 @@ class SelfExplainer:
             self.config.max_span_width,
             self.config.span_unit,
         )
-        if plan.span_starts.numel() > MAX_SPANS:
+        if dense and plan.num_tokens > DENSE_MAX_TOKENS:
             raise InvalidInputError(
-                f"the text has {plan.span_starts.numel():,} spans, over the limit of {MAX_SPANS:,}; shorten it "
-                "or use a model with a maximum span width"
+                f"the text has {plan.num_tokens:,} tokens; a dense explanation stops at {DENSE_MAX_TOKENS:,} "
+                "(explain_document keeps long texts sparse)"
             )
+        if plan.num_spans > max_spans():
+            raise InvalidInputError(
+                f"the text has {plan.num_spans:,} spans, over the limit of {max_spans():,}; shorten it, "
+                f"use a model with a maximum span width, or raise the character limit ({limit_hint()})"
+            )
+        if plan.num_spans == 0:
+            raise InvalidInputError("the text has no tokens the model can read")
         device = next(self.model.parameters()).device
         inputs = (plan.input_ids, plan.attention_mask, plan.token_mask, plan.span_starts, plan.span_ends)
         with self.lock:
             output = self.model.forward_windows(*(t.to(device) for t in inputs))
         assert output.alpha is not None
-        flat_index = plan.global_index.reshape(-1).numpy()
-        starts = flat_index[plan.span_starts.numpy()]
-        ends = flat_index[plan.span_ends.numpy()]
-        count = plan.num_tokens
-        alpha = np.zeros((count, count), dtype=np.float32)  # float32: a 4,096-token text is 64 MB
-        span_mask = np.zeros((count, count), dtype=bool)
-        alpha[starts, ends] = output.alpha[0].float().cpu().numpy()
-        span_mask[starts, ends] = True
-        tokens = tuple(Token(text[a:b], a, b, 0, piece) for (a, b), piece in zip(plan.offsets, plan.pieces))
-        return Explanation(
+        first, last = plan.span_tokens()
+        return Document(
             text=text,
-            pair=None,
-            tokens=tokens,
+            tokens=tuple(Token(text[a:b], a, b, 0, piece) for (a, b), piece in zip(plan.offsets, plan.pieces)),
             label_names=tuple(self.config.label_names),
             probabilities=torch.softmax(output.logits[0].float(), dim=-1).cpu().numpy(),
-            alpha=alpha,
-            span_mask=span_mask,
+            window_starts=plan.window_starts,
+            window_size=plan.inner,
+            starts=first,
+            ends=last,
+            alpha=output.alpha[0].float().cpu().numpy(),
             model_name=self.name,
-            windows=plan.window_starts,
             span_unit=self.config.span_unit,
+        )
+
+    def window_count(self, text: str) -> int:
+        """How many encoder windows a single text needs (1 when it fits one); one tokenizer call."""
+        count = len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+        inner = inner_size(self.tokenizer, self.max_tokens)
+        return len(window_starts(count, inner, min(self.config.window_stride, inner)))
+
+    @torch.no_grad()
+    def window_attentions(self, text: str, window_start: int) -> WindowAttention:
+        """Every layer's raw self-attention over the window of ``text`` that starts at token
+        ``window_start`` (one of :attr:`Document.window_starts`), from one forward of that window alone."""
+        self.check_input(text, None)
+        tokens = tokenise(self.tokenizer, text)
+        inner = inner_size(self.tokenizer, self.max_tokens)
+        if not 0 <= window_start < max(1, len(tokens.ids)):
+            raise InvalidInputError(f"no window starts at token {window_start}; the text has {len(tokens.ids)} tokens")
+        input_ids, attention, token_mask, global_index = window_rows(self.tokenizer, tokens.ids, [window_start], inner)
+        real, slot = global_index >= 0, global_index.clamp_min(0)  # word ends come from the whole text's words
+        word_start = real & torch.from_numpy(tokens.word_start)[slot]
+        word_end = real & torch.from_numpy(tokens.word_end)[slot]
+        device = next(self.model.parameters()).device
+        inputs = {
+            "input_ids": input_ids, "attention_mask": attention, "token_mask": token_mask,
+            "segment_ids": torch.zeros_like(input_ids), "word_start": word_start, "word_end": word_end,
+        }  # fmt: skip
+        with self.lock:
+            output = self.model(**{k: v.to(device) for k, v in inputs.items()}, output_attentions=True)
+        if not output.attentions:
+            raise InvalidInputError(f"the encoder of model {self.name!r} does not return attention maps")
+        maps = torch.stack([layer[0] for layer in output.attentions]).float().cpu().numpy()
+        return WindowAttention(
+            start=window_start,
+            tokens=tuple(self.tokenizer.convert_ids_to_tokens(input_ids[0].tolist())),
+            token_index=global_index[0].numpy(),
+            attentions=maps,
         )
 
     def _explanation(

@@ -20,13 +20,26 @@ from selfexplain.encoding import word_boundaries, word_keys
 
 
 @dataclass(frozen=True)
+class TokenisedText:
+    """One text tokenised once, without special tokens: ``ids`` ``[T]``, per token its character
+    ``offsets`` and wordpiece, and ``word_start``/``word_end`` ``[T]`` bool (first / last piece of a word)."""
+
+    ids: list[int]
+    offsets: list[tuple[int, int]]
+    pieces: list[str]
+    word_start: np.ndarray
+    word_end: np.ndarray
+
+
+@dataclass(frozen=True)
 class WindowPlan:
     """Encoder inputs ``[Wn, n]`` for the ``Wn`` windows of one text, and its spans.
 
     ``global_index`` ``[Wn, n]``: the global token index at each window slot (-1 on
     special tokens and padding). ``span_starts``/``span_ends`` ``[S]``: flat slot
-    positions (``w * n + p``) of each kept span's ends, ordered by (start, end).
-    ``offsets``/``pieces``: per global token, character offsets and wordpiece.
+    positions (``w * n + p``) of each kept span's ends, ordered by (start, end) (as global
+    token indices: :meth:`span_tokens`). ``offsets``/``pieces``: per global token, character offsets and wordpiece.
+    ``inner``: real tokens a window holds.
     """
 
     input_ids: torch.Tensor
@@ -38,10 +51,20 @@ class WindowPlan:
     offsets: list[tuple[int, int]]
     pieces: list[str]
     window_starts: tuple[int, ...]
+    inner: int = 0
 
     @property
     def num_tokens(self) -> int:
         return len(self.offsets)
+
+    @property
+    def num_spans(self) -> int:
+        return int(self.span_starts.numel())
+
+    def span_tokens(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(first, last)`` ``[S]`` int32: each span's ends as global token indices (inclusive)."""
+        flat = self.global_index.reshape(-1)
+        return tuple(flat[slots].to(torch.int32).numpy() for slots in (self.span_starts, self.span_ends))
 
 
 def window_starts(num_tokens: int, inner: int, stride: int) -> list[int]:
@@ -54,26 +77,37 @@ def window_starts(num_tokens: int, inner: int, stride: int) -> list[int]:
     return starts + [num_tokens - inner]
 
 
-def assign_spans(starts: np.ndarray, inner: int, num_tokens: int, max_width: int | None) -> tuple[np.ndarray, ...]:
-    """Every span kept once: ``(window, i, j)`` arrays, ``i``/``j`` global and inclusive,
-    each span in the first window holding both ends, widths capped at ``max_width``."""
-    windows, firsts, lasts = [], [], []
+def assign_spans(
+    starts: np.ndarray,
+    inner: int,
+    num_tokens: int,
+    max_width: int | None,
+    may_start: np.ndarray | None = None,
+    may_end: np.ndarray | None = None,
+) -> tuple[np.ndarray, ...]:
+    """Every span kept once: ``(window, i, j)`` arrays ``[S]``, ``i``/``j`` global and inclusive,
+    ordered by ``(i, j)``, each span in the first window holding both ends, widths capped at
+    ``max_width``; ``may_start``/``may_end`` ``[T]`` bool restrict the tokens a span may start / end on.
+
+    Built without a sort: span ``(i, j)`` exists when ``j`` is before the end of the last window
+    starting at or before ``i``, so each start's ends are one run ``i .. reach(i) - 1``."""
     ends = np.minimum(starts + inner, num_tokens)  # exclusive
-    for w, (lo, hi) in enumerate(zip(starts.tolist(), ends.tolist())):
-        i, j = np.triu_indices(hi - lo)
-        i, j = i + lo, j + lo
-        if max_width is not None:
-            keep = (j - i) < max_width
-            i, j = i[keep], j[keep]
-        owner = np.searchsorted(ends, j, side="right")  # first window whose end passes j
-        keep = owner == w
-        windows.append(np.full(int(keep.sum()), w))
-        firsts.append(i[keep])
-        lasts.append(j[keep])
-    window = np.concatenate(windows)
-    first, last = np.concatenate(firsts), np.concatenate(lasts)
-    order = np.lexsort((last, first))
-    return window[order], first[order], last[order]
+    tokens = np.arange(num_tokens, dtype=np.int64)
+    reach = ends[np.searchsorted(starts, tokens, side="right") - 1]
+    if max_width is not None:
+        reach = np.minimum(reach, tokens + max_width)
+    counts = reach - tokens
+    if may_start is not None:
+        counts = np.where(may_start, counts, 0)
+    first = np.repeat(tokens.astype(np.int32), counts)
+    run_start = np.repeat(np.cumsum(counts) - counts, counts)  # where each start's run begins
+    last = (np.arange(first.size, dtype=np.int64) - run_start + first).astype(np.int32)
+    del run_start
+    if may_end is not None:
+        keep = may_end[last]
+        first, last = first[keep], last[keep]
+    window = np.searchsorted(ends, last, side="right")  # the first window whose end passes j
+    return window, first, last
 
 
 def special_frame(tokenizer: PreTrainedTokenizerBase) -> tuple[list[int], list[int]]:
@@ -86,6 +120,50 @@ def special_frame(tokenizer: PreTrainedTokenizerBase) -> tuple[list[int], list[i
     raise ValueError("cannot find where the tokenizer puts its special tokens")
 
 
+def tokenise(tokenizer: PreTrainedTokenizerBase, text: str) -> TokenisedText:
+    """``text`` tokenised once (no special tokens), with offsets, pieces and word boundaries."""
+    encoded = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+    ids: list[int] = encoded["input_ids"]
+    real = torch.ones(1, len(ids), dtype=torch.bool)
+    keys = word_keys([encoded.word_ids()], [[0] * len(ids)], real)
+    word_start, word_end = (m[0].numpy() for m in word_boundaries(keys, real))
+    return TokenisedText(
+        ids=ids,
+        offsets=[(int(a), int(b)) for a, b in encoded["offset_mapping"]],
+        pieces=tokenizer.convert_ids_to_tokens(ids),
+        word_start=word_start,
+        word_end=word_end,
+    )
+
+
+def window_rows(
+    tokenizer: PreTrainedTokenizerBase, ids: list[int], starts: list[int], inner: int
+) -> tuple[torch.Tensor, ...]:
+    """Encoder rows for windows starting at ``starts``: ``(input_ids, attention_mask, token_mask,
+    global_index)``, each ``[Wn, n]`` (``global_index`` -1 on special tokens and padding)."""
+    prefix, suffix = special_frame(tokenizer)
+    chunks = [ids[lo : lo + inner] for lo in starts]
+    width = len(prefix) + max(len(c) for c in chunks) + len(suffix)
+    input_ids = torch.full((len(chunks), width), tokenizer.pad_token_id or 0, dtype=torch.long)
+    attention = torch.zeros((len(chunks), width), dtype=torch.long)
+    token_mask = torch.zeros((len(chunks), width), dtype=torch.bool)
+    global_index = torch.full((len(chunks), width), -1, dtype=torch.long)
+    for w, (lo, chunk) in enumerate(zip(starts, chunks)):  # one row per window
+        row = prefix + chunk + suffix
+        input_ids[w, : len(row)] = torch.tensor(row)
+        attention[w, : len(row)] = 1
+        real = slice(len(prefix), len(prefix) + len(chunk))
+        token_mask[w, real] = True
+        global_index[w, real] = torch.arange(len(chunk)) + lo
+    return input_ids, attention, token_mask, global_index
+
+
+def inner_size(tokenizer: PreTrainedTokenizerBase, window: int) -> int:
+    """Real tokens one window of ``window`` positions holds (the rest are special tokens)."""
+    prefix, suffix = special_frame(tokenizer)
+    return window - len(prefix) - len(suffix)
+
+
 def plan_windows(
     tokenizer: PreTrainedTokenizerBase,
     text: str,
@@ -96,48 +174,25 @@ def plan_windows(
 ) -> WindowPlan:
     """Tokenise ``text`` once and lay it out in overlapping windows of ``window`` tokens.
     With ``unit="word"`` only spans from a word's first piece to a word's last piece are kept."""
-    encoded = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
-    ids: list[int] = encoded["input_ids"]
-    prefix, suffix = special_frame(tokenizer)
-    inner = window - len(prefix) - len(suffix)
-    starts = np.asarray(window_starts(len(ids), inner, min(stride, inner)))
-    rows, masks = [], []
-    for lo in starts.tolist():
-        chunk = ids[lo : lo + inner]
-        rows.append(prefix + chunk + suffix)
-        masks.append([1] * len(prefix) + [0] * len(chunk) + [1] * len(suffix))
-    width = max(len(r) for r in rows)
-    pad = tokenizer.pad_token_id or 0
-    input_ids = torch.full((len(rows), width), pad, dtype=torch.long)
-    attention = torch.zeros((len(rows), width), dtype=torch.long)
-    token_mask = torch.zeros((len(rows), width), dtype=torch.bool)
-    global_index = torch.full((len(rows), width), -1, dtype=torch.long)
-    for w, (row, special) in enumerate(zip(rows, masks)):
-        input_ids[w, : len(row)] = torch.tensor(row)
-        attention[w, : len(row)] = 1
-        real = torch.tensor([s == 0 for s in special])
-        token_mask[w, : len(row)] = real
-        global_index[w, : len(row)][real] = torch.arange(int(real.sum())) + int(starts[w])
-    span_window, first, last = assign_spans(starts, inner, len(ids), max_width)
-    if unit == "word":
-        real = torch.ones(1, len(ids), dtype=torch.bool)
-        starts_word, ends_word = (
-            m[0].numpy() for m in word_boundaries(word_keys([encoded.word_ids()], [[0] * len(ids)], real), real)
-        )
-        keep = starts_word[first] & ends_word[last]
-        span_window, first, last = span_window[keep], first[keep], last[keep]
-    # slot of global token g in window w: its position among the row's real tokens
-    first_slot = (token_mask.long().argmax(dim=1)).numpy()  # position of the first real token per window
-    flat_start = span_window * width + first_slot[span_window] + (first - starts[span_window])
-    flat_end = span_window * width + first_slot[span_window] + (last - starts[span_window])
+    tokens = tokenise(tokenizer, text)
+    inner = inner_size(tokenizer, window)
+    starts = np.asarray(window_starts(len(tokens.ids), inner, min(stride, inner)))
+    input_ids, attention, token_mask, global_index = window_rows(tokenizer, tokens.ids, starts.tolist(), inner)
+    bounds = (tokens.word_start, tokens.word_end) if unit == "word" else (None, None)
+    span_window, first, last = assign_spans(starts, inner, len(tokens.ids), max_width, *bounds)
+    # slot of global token g in window w: the prefix, then g's place among the window's tokens
+    width = input_ids.shape[1]
+    offset = int(token_mask[0].long().argmax())
+    base = span_window * width + offset - starts[span_window]
     return WindowPlan(
         input_ids=input_ids,
         attention_mask=attention,
         token_mask=token_mask,
         global_index=global_index,
-        span_starts=torch.from_numpy(flat_start),
-        span_ends=torch.from_numpy(flat_end),
-        offsets=[(int(a), int(b)) for a, b in encoded["offset_mapping"]],
-        pieces=tokenizer.convert_ids_to_tokens(ids),
+        span_starts=torch.from_numpy(base + first),
+        span_ends=torch.from_numpy(base + last),
+        offsets=tokens.offsets,
+        pieces=tokens.pieces,
         window_starts=tuple(int(s) for s in starts),
+        inner=inner,
     )

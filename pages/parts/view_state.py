@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from pages.parts.document_panel import input_limit
 from selfexplain.attention import AGGREGATES
 from selfexplain.explanation import Explanation, Span
-from selfexplain.pipeline import MAX_INPUT_CHARS
 from selfexplain.words import LEVELS
 
 
@@ -18,7 +18,7 @@ def init_inputs() -> None:
     for key in ("text", "pair"):
         in_url = st.query_params.get(key)
         if key not in st.session_state or (in_url is not None and in_url != st.session_state.get(f"_url_{key}")):
-            st.session_state[key] = (in_url or "")[:MAX_INPUT_CHARS]
+            st.session_state[key] = (in_url or "")[: input_limit()]
             st.session_state[f"_url_{key}"] = in_url
 
 

@@ -10,7 +10,7 @@ import argparse
 import json
 from pathlib import Path
 
-from selfexplain.cli_support import add_fused_option
+from selfexplain.cli_support import add_fused_option, add_max_chars_option
 
 
 def add_command(subparsers: argparse._SubParsersAction) -> None:
@@ -31,6 +31,7 @@ def add_command(subparsers: argparse._SubParsersAction) -> None:
     batch.add_argument("--format", choices=["csv", "tsv", "jsonl", "txt"], default=None, help="default: by extension")
     batch.add_argument("--no-progress", action="store_true")
     add_fused_option(batch)
+    add_max_chars_option(batch)
     batch.add_argument(
         "--precision",
         choices=["float32", "bfloat16"],

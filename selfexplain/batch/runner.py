@@ -30,7 +30,7 @@ from selfexplain.batch.reader import BatchInputError, Row, RowReader
 from selfexplain.batch.records import SCHEMA_VERSION, empty_record, explanation_record, gold_label
 from selfexplain.errors import InvalidInputError
 from selfexplain.jsonl import RecordError, parse_record
-from selfexplain.pipeline import MAX_INPUT_CHARS, SelfExplainer
+from selfexplain.pipeline import SelfExplainer, max_input_chars
 
 
 @dataclass(frozen=True)
@@ -86,11 +86,8 @@ def explain_window(explainer: SelfExplainer, rows: list[Row], options: BatchOpti
 
 def _fitting_rows(explainer: SelfExplainer, rows: list[Row]) -> set[int]:
     """Indices of the rows that need no truncation, counted in one batched tokenizer call."""
-    candidates = [
-        row
-        for row in rows
-        if not row.problem and len(row.text) <= MAX_INPUT_CHARS and len(row.pair or "") <= MAX_INPUT_CHARS
-    ]
+    limit = max_input_chars()
+    candidates = [row for row in rows if not row.problem and len(row.text) <= limit and len(row.pair or "") <= limit]
     texts = [row.text for row in candidates]
     pairs = [row.pair or "" for row in candidates] if explainer.config.pair else None
     counts = explainer.token_counts(texts, pairs)

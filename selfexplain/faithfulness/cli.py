@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from selfexplain.cli_support import add_data_columns, add_fused_option, note_figures, read_model_examples
+from selfexplain.cli_support import (
+    add_data_columns,
+    add_fused_option,
+    add_max_chars_option,
+    note_figures,
+    read_model_examples,
+)
 
 DEFAULT_EXPLAINERS = (
     "alpha,attention_rows,rollout_rows,attention_cls,attention_mean,rollout,gradient,grad_x_input,"
@@ -47,6 +53,7 @@ def add_command(subparsers: argparse._SubParsersAction) -> None:
     )
     add_data_columns(parser)
     add_fused_option(parser)
+    add_max_chars_option(parser)
     parser.set_defaults(handler=run_faithfulness)
 
 

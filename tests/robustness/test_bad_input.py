@@ -49,8 +49,8 @@ def test_unusual_text_explains_with_offsets_into_the_input(tiny_explainer, text:
 
 @pytest.mark.parametrize(
     ("text", "message"),
-    [("", "empty"), ("   \n\t ", "empty"), ("\u200b\u200b", "no tokens"), ("a" * 100_000, "characters")],
-    ids=["empty", "whitespace", "zero-width only", "100,000 characters"],
+    [("", "empty"), ("   \n\t ", "empty"), ("\u200b\u200b", "no tokens"), ("a" * (MAX_INPUT_CHARS + 1), "characters")],
+    ids=["empty", "whitespace", "zero-width only", "over the character limit"],
 )
 def test_unreadable_text_gets_a_clear_message(tiny_explainer, text: str, message: str) -> None:
     with pytest.raises(InvalidInputError, match=message):

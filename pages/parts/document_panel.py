@@ -1,0 +1,201 @@
+"""Explain page section for long documents: an overview of where the alpha mass lies, the top
+spans, and one sentence or paragraph opened as an alpha grid beside the raw attention of the
+encoder window that holds it.
+
+Texts of more than :data:`LONG_TOKENS` tokens (more than two windows of the shipped models)
+come here instead of the dense view. The :class:`~selfexplain.document.Document` keeps spans
+sparse, and every chart sent to the browser is linear in the length (one bar per part) or at
+most 120 x 120 cells (one part).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from pages import PLOT_CONFIG, cached_explainer
+from selfexplain.attention import AGGREGATES
+from selfexplain.document import Document, WindowAttention
+from selfexplain.document_figures import (
+    document_highlight_html,
+    part_attention_figure,
+    parts_overview_figure,
+    snippet,
+    top_spans_table,
+)
+from selfexplain.document_parts import PART_LEVELS, DocumentParts
+from selfexplain.errors import USER_ERRORS
+from selfexplain.explanation import Explanation
+from selfexplain.figures import MAX_GRID_UNITS, grid_view, probability_figure, span_grid_figure
+from selfexplain.highlight import escape_text
+from selfexplain.limits import DEFAULT_MAX_INPUT_CHARS, MAX_CHARS_VARIABLE, max_input_chars
+from selfexplain.pipeline import SelfExplainer
+from selfexplain.words import level_view
+
+LONG_TOKENS = 1_000  # longer texts are shown as a document (the shipped models' two windows hold 766)
+
+
+def input_limit() -> int:
+    """The character limit in force; the default when ``SELFEXPLAIN_MAX_CHARS`` is not a number
+    (:func:`input_limit_caption` says so on the page)."""
+    try:
+        return max_input_chars()
+    except USER_ERRORS:
+        return DEFAULT_MAX_INPUT_CHARS
+
+
+def input_limit_caption() -> int:
+    """A caption with the character limit under the text box (an error for a bad setting); returns it."""
+    try:
+        limit = max_input_chars()
+    except USER_ERRORS as err:
+        st.error(f"{escape_text(str(err))}; using {DEFAULT_MAX_INPUT_CHARS:,} characters")
+        return DEFAULT_MAX_INPUT_CHARS
+    st.caption(f"Limit {limit:,} characters; set {MAX_CHARS_VARIABLE} to change it.")
+    return limit
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def cached_token_count(directory: str, text: str) -> int:
+    return cached_explainer(directory).token_counts([text])[0]
+
+
+@st.cache_data(show_spinner="Reading the document window by window…", max_entries=8)
+def cached_document(directory: str, text: str) -> Document:
+    """The model runs only when the text (or the model) changes."""
+    return cached_explainer(directory).explain_document(text)
+
+
+@st.cache_data(show_spinner="Running the window again for its attention…", max_entries=32)
+def cached_window_attention(directory: str, text: str, window_start: int) -> WindowAttention:
+    return cached_explainer(directory).window_attentions(text, window_start)
+
+
+def render_long_document(explainer: SelfExplainer, directory: str, text: str, pair: str | None) -> bool:
+    """Show ``text`` as a document when it has more than :data:`LONG_TOKENS` tokens; returns whether
+    it did (then the page's dense view is skipped)."""
+    if pair is not None or explainer.config.pair or cached_token_count(directory, text) <= LONG_TOKENS:
+        return False
+    try:
+        document = cached_document(directory, text)
+    except USER_ERRORS as err:
+        st.error(f"Cannot explain this text: {escape_text(str(err))}")
+        return True
+    render_document(document, directory)
+    return True
+
+
+def on_overview_select() -> None:
+    """A bar of the overview was clicked: open that part."""
+    points = st.session_state.get("doc_overview", {}).get("selection", {}).get("points", [])
+    if points and "customdata" in points[0]:
+        st.session_state.doc_part = int(np.ravel(points[0]["customdata"])[0])
+
+
+def render_document(document: Document, directory: str) -> None:
+    """Prediction, the overview of the parts' alpha mass, the top spans and one part up close."""
+    head, bars = st.columns([1, 2])
+    head.metric("Prediction", document.label)
+    head.caption(
+        f"{document.confidence:.1%} confidence · model {escape_text(document.model_name)} · "
+        f"{document.num_tokens:,} tokens in {len(document.window_starts)} overlapping windows · "
+        f"{document.num_spans:,} spans under one alpha"
+    )
+    bars_slot = bars.empty()  # filled once a part (which carries the document's probabilities) is built
+
+    st.subheader("Where the alpha mass lies")
+    level = st.segmented_control("Parts", PART_LEVELS, default="sentence", key="doc_level") or "sentence"
+    parts = document.parts(level)
+    if st.session_state.get("doc_part_level") != level or st.session_state.get("doc_part", 0) >= len(parts):
+        st.session_state.doc_part = int(np.argmax(parts.mass))  # open the part holding the most alpha
+        st.session_state.doc_part_level = level
+    chosen = int(st.session_state.doc_part)
+    st.plotly_chart(
+        parts_overview_figure(document, parts, chosen),
+        on_select=on_overview_select,
+        selection_mode="points",
+        key="doc_overview",
+        config=PLOT_CONFIG,
+    )
+    st.caption(
+        f"Each bar is one {level}: the alpha of the spans that lie inside it (the bars and the spans crossing "
+        f"{level}s sum to 1). Click a bar to open that {level} below."
+    )
+
+    st.subheader("Top spans")
+    k = st.slider("Spans to show", 1, 20, 5, key="doc_top_k")
+    spans = [span for span in document.top_spans(k) if span.alpha > 0]
+    st.dataframe(
+        top_spans_table(document, parts, k),
+        hide_index=True,
+        column_config={"alpha": st.column_config.ProgressColumn("alpha", format="%.4f", min_value=0.0, max_value=1.0)},
+    )
+    with st.container(height=260):
+        st.html(document_highlight_html(document, spans))
+
+    explanation = document.part(chosen, level)
+    bars_slot.plotly_chart(probability_figure(explanation), config=PLOT_CONFIG, key="doc_probabilities")
+    render_part(document, directory, parts, chosen, explanation)
+
+
+def part_label(document: Document, parts: DocumentParts, index: int) -> str:
+    assert parts.mass is not None
+    return f"{parts.label(index)} · mass {parts.mass[index]:.3f} · {snippet(parts.text(document.text, index), 60)}"
+
+
+def render_part(
+    document: Document, directory: str, parts: DocumentParts, chosen: int, explanation: Explanation
+) -> None:
+    """The chosen part's alpha grid (``explanation``, from :meth:`Document.part`) beside the raw
+    attention of the window that holds it."""
+    level = parts.level
+    st.subheader(f"One {level} up close")
+    options = list(range(len(parts)))
+    st.selectbox(f"Open a {level}", options, key="doc_part", format_func=lambda i: part_label(document, parts, i))
+    grid_level = "word" if explanation.span_unit == "word" else "token"
+    groups = level_view(explanation, grid_level)
+    units = groups.word_of_token if groups is not None else np.arange(explanation.num_tokens)
+    count = int(units[-1]) + 1 if len(units) else 1
+    view = None
+    if count > MAX_GRID_UNITS:
+        start = st.slider("Viewport (first unit)", 0, count - MAX_GRID_UNITS, 0, key=f"doc_view_{count}")
+        view = grid_view(count, start)
+    lo, hi = view if view is not None else (0, count)
+    shown = np.flatnonzero((units >= lo) & (units < hi))
+    first = int(parts.token_starts[chosen])
+    token_lo, token_hi = first + int(shown[0]), first + int(shown[-1]) + 1
+    window_index = document.window_of(chosen, level)
+    window_start = document.window_starts[window_index]
+    st.caption(
+        f"{parts.label(chosen)}: tokens {first:,}-{int(parts.token_ends[chosen]) - 1:,}, alpha mass "
+        f"{parts.mass[chosen]:.4f}; held by window {window_index + 1} of {len(document.window_starts)} "
+        f"(tokens {window_start:,}-{min(window_start + document.window_size, document.num_tokens) - 1:,})."
+    )
+    grid_col, attn_col = st.columns(2, gap="large")
+    with grid_col:
+        grid = span_grid_figure(explanation, False, None, grid_level, None, view)
+        st.plotly_chart(grid, key="doc_grid", config=PLOT_CONFIG, theme=None)
+        st.caption(
+            f"The spans inside this {level}, with the alpha they have in the whole document (not rescaled: "
+            f"they sum to the {level}'s mass)."
+        )
+    with attn_col:
+        try:
+            window = cached_window_attention(directory, document.text, window_start)
+        except USER_ERRORS as err:
+            st.info(f"No attention for this window: {escape_text(str(err))}")
+            return
+        layers, heads = window.attentions.shape[:2]
+        a1, a2, a3 = st.columns([2, 1, 1])
+        aggregate = a1.selectbox("Attention", AGGREGATES, index=1, key="doc_attn_aggregate")
+        layer = a2.selectbox(
+            "Layer", list(range(layers)), index=layers - 1, key="doc_attn_layer", format_func=lambda i: str(i + 1)
+        )
+        head = a3.selectbox("Head", list(range(heads)), key="doc_attn_head", format_func=lambda i: str(i + 1))
+        figure = part_attention_figure(window, token_lo, token_hi, aggregate, int(layer), int(head))
+        st.plotly_chart(figure, key="doc_attention", config=PLOT_CONFIG, theme=None)
+        st.caption(
+            "The encoder's raw self-attention from a forward pass of the window alone, cut to [CLS] and this "
+            f"{level}'s tokens: a row sums to what it gives the tokens shown; the rest went to the window's "
+            "other tokens."
+        )
