@@ -240,8 +240,10 @@ class SpanLayer(nn.Module):
             support = normalise(self.normaliser, logits, valid) > 0  # [B, S]
             count = support.sum(dim=1)
             width = int(count.max())
-            slots = torch.argsort(support.to(torch.int8), dim=1, descending=True, stable=True)[:, :width]  # [B, K]
             real = torch.arange(width, device=hidden.device).unsqueeze(0) < count.unsqueeze(1)  # [B, K]
+            # each row's support slots in order, padded with slot 0 (masked by ``real``): no sort over S
+            slots = torch.zeros(real.shape, dtype=torch.long, device=hidden.device)
+            slots[real] = support.nonzero(as_tuple=True)[1]
         rows = torch.arange(hidden.shape[0], device=hidden.device).unsqueeze(1)
         first, last = starts[slots], ends[slots]  # [B, K]
         if self.representation == "mean":
