@@ -15,6 +15,7 @@ from selfexplain.errors import USER_ERRORS
 
 st.set_page_config(page_title="selfexplain · Attention anatomy", layout="wide")
 SAMPLE = ASSETS / "anatomy" / "sentences.txt"
+HEAD_SENTENCES = 100  # the head distances (MDS) use the first 100 sentences, as the CLI does
 
 
 def compute(directory: str, data: bytes, suffix: str, limit: int, gradients: bool, seed: int) -> AnatomyResult:
@@ -24,7 +25,13 @@ def compute(directory: str, data: bytes, suffix: str, limit: int, gradients: boo
         examples = upload_examples(directory, data, suffix, limit)
         explainer = cached_explainer(directory)
         return attention_anatomy(
-            explainer, examples, gradients=gradients, seed=seed, progress=False, on_progress=report
+            explainer,
+            examples,
+            gradients=gradients,
+            head_sentences=HEAD_SENTENCES,
+            seed=seed,
+            progress=False,
+            on_progress=report,
         )
 
     key = ("anatomy", directory, hashlib.sha1(data).hexdigest(), suffix, limit, gradients, seed)
@@ -62,18 +69,27 @@ try:
                 "SST lines, CSV, TSV or JSONL", type=["txt", "csv", "tsv", "jsonl"], key="anat_upload"
             )
             data, suffix = (upload.getvalue(), Path(upload.name).suffix) if upload else (b"", "")
-        if data and st.toggle("Run", key="anat_run", value=False, help="computes over the corpus: switch on to run"):
-            result = compute(directory, data, suffix, limit, gradients, seed)
+        request = (directory, data, suffix, limit, gradients, seed)
+        if st.button("Run", type="primary", key="anat_run", disabled=not data, help="computes over the corpus"):
+            st.session_state.anat_request = request
+        done = st.session_state.get("anat_request")
+        if done is not None:
+            if done != request:
+                st.info("The settings changed since these results: click Run to compute them again.")
+            result = compute(*done)
 except USER_ERRORS as err:
     st.error(str(err))
 except (OSError, ValueError, KeyError) as err:
     st.error(f"Cannot read these results: {err}")
 if result is None:
-    st.info("Choose a corpus, then switch on Run to compute the statistics.")
+    st.info("Choose a corpus, then click Run to compute the statistics.")
     st.stop()
 
 layers, heads = result.shape
-st.write(f"**{result.sentences}** sentences · {layers} layers × {heads} heads")
+st.write(
+    f"**{result.sentences:,}** sentences · {layers} layers × {heads} heads, numbered from 1 "
+    "(as on the Explain page) · every number is a mean over all tokens of these sentences"
+)
 table = F.stats_table(result)
 st.download_button("Download the statistics (CSV)", table.to_csv(index=False), "attention_stats.csv", "text/csv")
 left, right = st.columns(2)
@@ -85,8 +101,31 @@ left.plotly_chart(F.entropy_lines(result), key="anat_entropy", theme=None)
 right.plotly_chart(F.noop_figure(result), key="anat_noop", theme=None)
 if result.mds is not None:
     st.plotly_chart(F.mds_figure(result), key="anat_mds", theme=None)
-if not explainer.config.pair and st.checkbox("Confusion score on agreement sentences", key="anat_conf"):
+    scope = (
+        "the first --head-sentences sentences of the run"
+        if source == "Open a results folder"
+        else f"the first {min(HEAD_SENTENCES, result.sentences):,} sentences"
+    )
+    st.caption(f"Each point is a head (label: layer-head); heads that attend alike are close. Distances from {scope}.")
+if not explainer.config.pair:
+    st.subheader("Confusion score on agreement sentences")
+    st.caption(
+        "Does the verb attend to its subject or to a nearby noun of the other number? 0 = all on the subject, "
+        "1 = an even split (lower is better)."
+    )
     per = st.slider("Sentences per template", 10, 150, 50, step=10, key="anat_conf_n")
-    frame = confusion(directory, per, seed)
-    st.plotly_chart(F.confusion_figure(frame), key="anat_confusion", theme=None)
-    st.download_button("Download confusion scores (CSV)", frame.to_csv(index=False), "confusion.csv", "text/csv")
+    if st.button("Run the agreement test", key="anat_conf_run"):
+        st.session_state.anat_conf_request = (directory, per, seed)
+    asked = st.session_state.get("anat_conf_request")
+    if asked is not None and asked[0] == directory:
+        frame = confusion(*asked)
+        counts = frame.groupby(["kind", "distractor"])["sentences"].first()
+        st.write(
+            f"**{int(counts.sum()):,}** sentences: "
+            + ", ".join(
+                f"{kind} {'with' if distractor else 'without'} a distractor {n:,}"
+                for (kind, distractor), n in counts.items()
+            )
+        )
+        st.plotly_chart(F.confusion_figure(frame), key="anat_confusion", theme=None)
+        st.download_button("Download confusion scores (CSV)", frame.to_csv(index=False), "confusion.csv", "text/csv")

@@ -9,57 +9,97 @@ import pandas as pd
 import streamlit as st
 
 from pages import ASSETS, cached_explainer, cached_with_progress, model_picker, upload_examples
-from selfexplain.anatomy.figures import probe_figure
+from selfexplain.anatomy.figures import PROBE_TASKS, probe_figure
 from selfexplain.anatomy.probing import TASKS, cache_hidden_states, probe_by_layer
 from selfexplain.errors import USER_ERRORS
 
 st.set_page_config(page_title="selfexplain · Probing", layout="wide")
-SAMPLE = ASSETS / "anatomy" / "sentences.txt"
+# every labelled sentence shipped with the app (110): with 5 folds each is scored once
+SAMPLES = (
+    ASSETS / "anatomy" / "sentences.txt",
+    ASSETS / "heldout" / "reviews.txt",
+    ASSETS / "faithfulness" / "sentences.txt",
+)
+SAMPLE = b"".join(p.read_bytes().rstrip(b"\n") + b"\n" for p in SAMPLES)
+SAMPLE_COUNT = sum(1 for line in SAMPLE.splitlines() if line.strip())
+FOLDS = 5
+COLUMNS = {
+    "task": "Task",
+    "layer": "Layer",
+    "accuracy": "Accuracy",
+    "majority": "Majority-class baseline",
+    "test": "Test items",
+    "train": "Train items per fit",
+    "folds": "Folds",
+}
 
 
 def compute(directory: str, data: bytes, suffix: str, limit: int, seed: int, max_position: int) -> pd.DataFrame:
-    """Hidden states once, then one probe per task and layer; cached per (model, data, settings)."""
+    """Hidden states once, then one probe per task, layer and fold; cached per (model, data, settings)."""
 
     def run(report) -> pd.DataFrame:
         examples = upload_examples(directory, data, suffix, limit)
         explainer = cached_explainer(directory)
         cache = cache_hidden_states(explainer, examples, seed=seed, progress=False, on_progress=report)
-        return probe_by_layer(cache, TASKS, seed=seed, max_position=max_position, progress=False)
+        return probe_by_layer(cache, TASKS, seed=seed, max_position=max_position, progress=False, folds=FOLDS)
 
-    key = ("probe", directory, hashlib.sha1(data).hexdigest(), suffix, limit, seed, max_position)
-    return cached_with_progress(key, "Computing hidden states…", run)
+    key = ("probe", directory, hashlib.sha1(data).hexdigest(), suffix, limit, seed, max_position, FOLDS)
+    return cached_with_progress(key, "Computing hidden states and fitting the probes…", run)
 
 
 st.title("Probing by layer")
 st.caption(
     "Freeze the encoder, fit a logistic regression on each layer's vectors (0 = embeddings) and score it on "
-    "held-out sentences (Lin et al., 2019). Dotted lines: always guessing the most frequent class."
+    f"held-out sentences (Lin et al., 2019). The sentences are split into {FOLDS} folds: each probe is fitted "
+    f"{FOLDS} times, each time scored on the fold it did not see, so every item is scored once. Dotted lines: "
+    "always guessing the most frequent class of the test items; a probe is only informative above its line."
 )
 explainer = model_picker()
 if explainer is None:
     st.stop()
 with st.sidebar:
-    source = st.radio("Corpus", ["Shipped sample (40 sentences)", "Upload a file"], key="probe_source")
-    limit = st.slider("Sentences (at most)", 20, 3000, 500, step=20, key="probe_limit")
+    source = st.radio("Corpus", [f"Shipped sample ({SAMPLE_COUNT} sentences)", "Upload a file"], key="probe_source")
+    limit = st.slider("Sentences (at most)", 20, 3000, 500, step=10, key="probe_limit")
     max_position = st.slider("Positions for the position probe", 2, 30, 10, key="probe_positions")
     seed = int(st.number_input("Seed", 0, 10_000, 0, key="probe_seed"))
-data, suffix = SAMPLE.read_bytes(), ".txt"
+data, suffix = SAMPLE, ".txt"
 if source == "Upload a file":
     upload = st.file_uploader(
         "Labelled SST lines, CSV, TSV or JSONL", type=["txt", "csv", "tsv", "jsonl"], key="probe_upload"
     )
     data, suffix = (upload.getvalue(), Path(upload.name).suffix) if upload else (b"", "")
-if not data or not st.toggle("Run", key="probe_run", value=False, help="trains the probes: switch on to run"):
-    st.info("Choose a corpus, then switch on Run to train the probes.")
+request = (st.session_state.model_directory, data, suffix, limit, seed, max_position)
+if st.button("Run", type="primary", key="probe_run", disabled=not data, help="computes hidden states, fits the probes"):
+    st.session_state.probe_request = request
+done = st.session_state.get("probe_request")
+if done is None:
+    st.info("Choose a corpus, then click Run to train the probes.")
     st.stop()
+if done != request:
+    st.info("The settings changed since these results: click Run to compute them again.")
 try:
-    table = compute(st.session_state.model_directory, data, suffix, limit, seed, max_position)
+    table = compute(*done)
 except USER_ERRORS as err:
     st.error(str(err))
     st.stop()
 if table.empty:
     st.warning("Too few sentences to split into train and test sets.")
     st.stop()
+sizes = table.groupby("task", sort=False)["test"].first()
+st.write(" · ".join(f"**{PROBE_TASKS.get(t, t)}**: {n:,} test items" for t, n in sizes.items()))
+small = [PROBE_TASKS.get(t, t) for t, n in sizes.items() if n < 100]
+if small:
+    st.warning(
+        f"Fewer than 100 test items for {', '.join(small)}: each accuracy moves by several points with the sample. "
+        "Upload more labelled sentences for firmer numbers."
+    )
 st.plotly_chart(probe_figure(table), key="probe_chart", theme=None)
-st.dataframe(table, hide_index=True)
+shown = table.assign(task=[PROBE_TASKS.get(t, t) for t in table["task"]]).rename(columns=COLUMNS)
+st.dataframe(
+    shown,
+    hide_index=True,
+    column_config={
+        c: st.column_config.NumberColumn(format="percent") for c in (COLUMNS["accuracy"], COLUMNS["majority"])
+    },
+)
 st.download_button("Download (CSV)", table.to_csv(index=False), "probes.csv", "text/csv")

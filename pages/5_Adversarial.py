@@ -10,6 +10,7 @@ import streamlit as st
 from pages import ASSETS, cached_explainer, cached_explanation, model_picker, upload_examples
 from selfexplain.anatomy.figures import perturbation_figure
 from selfexplain.anatomy.perturb import (
+    PERTURBATION_TITLES,
     PERTURBATIONS,
     append_distractor,
     drop_top_attention,
@@ -29,11 +30,35 @@ from selfexplain.highlight import escape_text
 st.set_page_config(page_title="selfexplain · Adversarial", layout="wide")
 SAMPLE = ASSETS / "anatomy" / "sentences.txt"
 DEFAULT_ANTONYMS = "good:bad, best:worst, funny:dull, love:hate, beautiful:ugly, great:awful"
+MARK = "<mark>{}</mark>"
+LEGEND = (
+    "<div style='font-size:0.9em;color:#4b5563;line-height:1.7'>How to read this: "
+    f"{MARK.format('marked')} words on the left are those the perturbation removed or changed; on the right, "
+    "those it added, moved or changed. Under each prediction: the model's confidence in it; on the perturbed "
+    "side the arrow shows how the probability of the <b>original</b> prediction moved (▲ green: more sure, "
+    "▼ red: less sure). The grids are those of the Explain page: alpha over spans (row = first word of a "
+    "span, column = last word; darker = more weight) and the last layer's attention averaged over heads "
+    "(row = the token that attends, column = the token it attends to; [CLS] and [SEP] included).</div>"
+)
+CORPUS_COLUMNS = {
+    "perturbation": "Perturbation",
+    "examples": "Examples",
+    "changed": "Text changed",
+    "accuracy_before": "Accuracy before",
+    "accuracy_after": "Accuracy after",
+    "confidence_before": "Confidence before",
+    "confidence_after": "Confidence after",
+    "flip_rate": "Prediction changed",
+    "shuffle_degree": "Shuffle degree",
+    "js_alpha": "Shift of alpha",
+    "js_attention": "Shift of attention",
+    "accuracy_drop": "Accuracy drop",
+}
 
 
 def marked(words: list[str], changed: set[int]) -> str:
     """Escaped words, the changed ones highlighted."""
-    parts = [f"<mark>{escape_text(w)}</mark>" if i in changed else escape_text(w) for i, w in enumerate(words)]
+    parts = [MARK.format(escape_text(w)) if i in changed else escape_text(w) for i, w in enumerate(words)]
     return "<div style='font-size:1.1em;line-height:1.8'>" + " ".join(parts) + "</div>"
 
 
@@ -71,7 +96,7 @@ with single:
         "Text", "The visuals are beautiful and the story is funny, but the ending is bad.", key="adv_text"
     )
     pair = st.text_area("Hypothesis", key="adv_pair") if explainer.config.pair else None
-    kind = st.selectbox("Perturbation", PERTURBATIONS, key="adv_kind")
+    kind = st.selectbox("Perturbation", PERTURBATIONS, key="adv_kind", format_func=PERTURBATION_TITLES.get)
     distractor = st.text_input(
         "Distractor sentence", "The weather in the north was cold all week.", key="adv_distractor"
     )
@@ -94,16 +119,25 @@ with single:
             after = cached_explanation(directory, changed, pair)
             js_alpha, js_attention = explanation_shift(original, after)
             st.caption(
-                f"Shuffle degree {shuffle_degree(text, changed):.2f} · JS shift of alpha {js_alpha:.3f} · "
-                f"of [CLS] attention {js_attention:.3f}"
+                f"Shuffle degree {shuffle_degree(text, changed):.2f} (word edits / words) · shift of alpha "
+                f"{js_alpha:.3f} · of [CLS] attention {js_attention:.3f} (Jensen-Shannon over words: 0 = the same "
+                "words weighted alike, 1 = no word in common)"
             )
+            st.html(LEGEND)
             columns = st.columns(2)
             marks = differences(text, changed)
-            for column, name, expl, html in zip(columns, ("Original", "Perturbed"), (original, after), marks):
+            moved = float(after.probabilities[original.predicted_index] - original.confidence)
+            deltas = (
+                (f"confidence {original.confidence:.1%}", "off", "off"),
+                (f"{moved * 100:+.1f} points for {original.label}", "normal", "auto"),
+            )
+            for column, name, expl, html, (delta, tint, arrow) in zip(
+                columns, ("Original", "Perturbed"), (original, after), marks, deltas
+            ):
                 with column:
                     st.subheader(name)
                     st.html(html)
-                    st.metric("Prediction", expl.label, f"{expl.confidence:.1%}", delta_color="off")
+                    st.metric("Prediction", expl.label, delta, delta_color=tint, delta_arrow=arrow)
                     st.plotly_chart(span_grid_figure(expl), key=f"adv_grid_{name}", theme=None)
                     if expl.attentions is not None:
                         matrix = aggregate_attention(expl.attentions, "mean over heads")
@@ -114,25 +148,40 @@ with single:
 with corpus:
     source = st.radio("Corpus", ["Shipped sample (40 sentences)", "Upload a file"], key="adv_source", horizontal=True)
     limit = st.slider("Examples (at most)", 5, 500, 40, step=5, key="adv_limit")
-    kinds = st.multiselect("Perturbations", PERTURBATIONS, list(PERTURBATIONS), key="adv_kinds")
+    kinds = st.multiselect(
+        "Perturbations", PERTURBATIONS, list(PERTURBATIONS), key="adv_kinds", format_func=PERTURBATION_TITLES.get
+    )
     data, suffix = SAMPLE.read_bytes(), ".txt"
     if source == "Upload a file":
         upload = st.file_uploader(
             "Labelled SST lines, CSV, TSV or JSONL", type=["txt", "csv", "tsv", "jsonl"], key="adv_upload"
         )
         data, suffix = (upload.getvalue(), Path(upload.name).suffix) if upload else (b"", "")
-    if data and kinds and st.button("Run", key="adv_run"):
-        st.session_state.adv_ready = True
-    if data and kinds and st.session_state.get("adv_ready"):
+    request = (directory, data, suffix, limit, tuple(kinds), seed, antonyms)
+    if st.button("Run", type="primary", key="adv_run", disabled=not (data and kinds)):
+        st.session_state.adv_request = request
+    done = st.session_state.get("adv_request")
+    if done is not None:
+        if done != request:
+            st.info("The settings changed since these results: click Run to compute them again.")
         try:
-            summary, rows = study(directory, data, suffix, limit, tuple(kinds), seed, antonyms)
+            summary, rows = study(*done)
         except (*USER_ERRORS, ValueError) as err:
             st.error(str(err))
             st.stop()
         if summary.empty:
             st.warning("No perturbation applied (antonyms needs at least one pair).")
         else:
+            st.write(f"**{int(summary['examples'].max()):,}** examples, each perturbed in {len(summary)} ways")
             st.plotly_chart(perturbation_figure(summary), key="adv_bars", theme=None)
-            st.dataframe(summary.round(3), hide_index=True)
+            st.caption(
+                "Bars per perturbation (n = examples scored): accuracy before and after (share matching "
+                "the gold label, needs labels); prediction changed (share whose label changed); shift of alpha and "
+                "of [CLS] attention (0 = the same words weighted alike, 1 = no word in common). A robust model keeps "
+                "its accuracy under shuffling and distractors; antonyms should change the prediction; a faithful "
+                "explanation shifts when the prediction does."
+            )
+            shown = summary.assign(perturbation=[PERTURBATION_TITLES.get(p, p) for p in summary["perturbation"]])
+            st.dataframe(shown.round(3).rename(columns=CORPUS_COLUMNS), hide_index=True)
             st.download_button("Download the summary (CSV)", summary.to_csv(index=False), "perturbation_summary.csv")
             st.download_button("Download every example (CSV)", rows.to_csv(index=False), "perturbation_examples.csv")

@@ -23,7 +23,7 @@ from selfexplain.anatomy.perturb import (
     shuffle_words,
     swap_antonyms,
 )
-from selfexplain.anatomy.probing import HiddenCache, cache_hidden_states, probe_by_layer, train_probe
+from selfexplain.anatomy.probing import HiddenCache, cache_hidden_states, probe_by_layer, sentence_splits, train_probe
 from selfexplain.anatomy.robustness import js_of_dicts, perturbation_study
 from selfexplain.anatomy.stats import Roles, batch_statistics, punctuation_ids
 from selfexplain.cli import main
@@ -150,6 +150,27 @@ def test_probe_table_recovers_planted_label_by_layer() -> None:
     assert table.loc[table.layer == 1, "accuracy"].item() == 1.0
     assert table.loc[table.layer == 0, "accuracy"].item() < 0.6
     assert F.probe_figure(table).data
+
+
+def test_folds_score_every_item_once_against_the_test_majority() -> None:
+    masks = sentence_splits(12, seed=3, folds=5)
+    assert len(masks) == 5 and torch.stack(masks).sum(0).tolist() == [1] * 12  # a partition of the sentences
+    assert [int(m.sum()) for m in masks] == [3, 3, 2, 2, 2]
+    assert len(sentence_splits(3, seed=0, folds=5)) == 3  # never more folds than sentences
+    torch.manual_seed(0)
+    labels = torch.tensor([0] * 70 + [1] * 30)
+    sentence = torch.randn(2, 100, 8)
+    sentence[1, :, 0] = labels * 4.0
+    tokens = torch.randn(2, 10, 8)
+    cache = HiddenCache(sentence, labels, tokens, torch.arange(10), torch.arange(10) % 2, torch.zeros(10).long())
+    table = probe_by_layer(cache, tasks=("label",), seed=0, progress=False, folds=5)
+    assert table["test"].tolist() == [100, 100] and table["folds"].tolist() == [5, 5]
+    assert table["train"].tolist() == [80, 80] and table["majority"].tolist() == [0.7, 0.7]
+    assert table.loc[table.layer == 1, "accuracy"].item() == 1.0
+    held = probe_by_layer(cache, tasks=("label",), seed=0, progress=False, test_fraction=0.2)
+    test = sentence_splits(100, seed=0)[0]
+    share = float(torch.bincount(labels[test]).max()) / int(test.sum())
+    assert held["test"].tolist() == [20, 20] and held["majority"].tolist() == [share, share]
 
 
 def test_hidden_cache_shapes(tiny_explainer) -> None:

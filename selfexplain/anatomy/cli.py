@@ -43,6 +43,9 @@ def add_command(subparsers: Any) -> None:
     probe.add_argument("--tokens-per-sentence", type=int, default=8)
     probe.add_argument("--max-position", type=int, default=10, help="positions 0..P-1 for the position probe")
     probe.add_argument("--test-fraction", type=float, default=0.2)
+    probe.add_argument(
+        "--folds", type=int, default=0, help="K >= 2: K-fold over sentences, every item scored once (small corpora)"
+    )
     probe.set_defaults(handler=run_probe)
     perturb = subparsers.add_parser(
         "perturb", help="accuracy and explanation shift under perturbations (Si et al. 2019)"
@@ -135,6 +138,8 @@ def run_probe(args: argparse.Namespace) -> int:
 
     if not 0 < args.test_fraction < 1:
         raise AnatomyInputError(f"--test-fraction must be between 0 and 1, got {args.test_fraction}")
+    if args.folds == 1 or args.folds < 0:
+        raise AnatomyInputError(f"--folds must be 0 (one held-out share) or at least 2, got {args.folds}")
     explainer, examples = _load(args)
     cache = cache_hidden_states(
         explainer, examples, args.batch_size, args.tokens_per_sentence, args.seed, not args.no_progress
@@ -145,6 +150,7 @@ def run_probe(args: argparse.Namespace) -> int:
         test_fraction=args.test_fraction,
         max_position=args.max_position,
         progress=not args.no_progress,
+        folds=args.folds,
     )
     args.out.mkdir(parents=True, exist_ok=True)
     table.to_csv(args.out / "probes.csv", index=False)

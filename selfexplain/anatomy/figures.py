@@ -7,6 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from selfexplain.anatomy.corpus import AnatomyResult
+from selfexplain.anatomy.perturb import PERTURBATION_TITLES
 from selfexplain.style import ATTENTION_SCALE, PALETTE, apply_layout
 
 STAT_TITLES = {
@@ -22,6 +23,11 @@ STAT_TITLES = {
     "across": "Attention across the two texts",
 }
 LINE_STATS = ("cls", "sep", "punct", "self", "next", "prev")
+PROBE_TASKS = {
+    "label": "Sentence label",
+    "position": "Token position",
+    "top_span": "Token inside the top alpha span",
+}
 
 
 def stats_table(result: AnatomyResult) -> pd.DataFrame:
@@ -131,27 +137,40 @@ def mds_figure(result: AnatomyResult) -> go.Figure:
 
 
 def probe_figure(table: pd.DataFrame) -> go.Figure:
-    """Probe accuracy by layer per task (solid) with each task's majority baseline (dotted)."""
+    """Probe accuracy by layer per task (solid; the number of test items in the legend and hover) with
+    each task's majority baseline on the test labels as a dotted line labelled at its right end."""
     fig = go.Figure()
     for index, (task, rows) in enumerate(table.groupby("task", sort=False)):
         colour = PALETTE[index % len(PALETTE)]
+        title, count, majority = PROBE_TASKS.get(str(task), str(task)), int(rows["test"].iloc[0]), rows["majority"]
         fig.add_trace(
             go.Scatter(
-                x=rows["layer"], y=rows["accuracy"], mode="lines+markers", name=str(task), line={"color": colour}
+                x=rows["layer"],
+                y=rows["accuracy"],
+                mode="lines+markers",
+                name=f"{title} (test n={count:,})",
+                line={"color": colour},
+                customdata=rows["test"],
+                hovertemplate="layer %{x}: %{y:.1%} of %{customdata:,} test items<extra></extra>",
             )
         )
         fig.add_trace(
             go.Scatter(
                 x=rows["layer"],
-                y=rows["majority"],
-                mode="lines",
-                name=f"{task}: majority",
+                y=majority,
+                mode="lines+text",
+                name=f"{title}: always the most frequent test class",
                 line={"dash": "dot", "color": colour},
+                text=[""] * (len(rows) - 1) + [f"majority {majority.iloc[-1]:.0%}"],
+                textposition="bottom left",
+                textfont={"color": colour},
+                hovertemplate="always the most frequent test class: %{y:.1%}<extra></extra>",
             )
         )
     fig.update_xaxes(title="layer (0 = embeddings)", dtick=1)
     fig.update_yaxes(title="test accuracy", range=[0, 1.02], tickformat=".0%")
-    return apply_layout(fig, "Linear probe accuracy by layer")
+    fig.update_layout(legend={"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0})
+    return apply_layout(fig, "Linear probe accuracy by layer (dotted: majority-class baseline)", 520)
 
 
 def confusion_figure(table: pd.DataFrame) -> go.Figure:
@@ -174,19 +193,25 @@ def confusion_figure(table: pd.DataFrame) -> go.Figure:
     return apply_layout(fig, "Confusion score by layer")
 
 
+PERTURBATION_MEASURES = {
+    "accuracy_before": "accuracy before",
+    "accuracy_after": "accuracy after",
+    "flip_rate": "prediction changed",
+    "js_alpha": "shift of alpha",
+    "js_attention": "shift of attention",
+}
+
+
 def perturbation_figure(summary: pd.DataFrame) -> go.Figure:
-    """Grouped bars per perturbation: accuracy before/after, flip rate, JS shift of alpha and attention."""
+    """Grouped bars per perturbation (human names, the number of examples under each): accuracy
+    before/after, share of predictions changed, JS shift of alpha and of [CLS] attention."""
     fig = go.Figure()
-    measures = {
-        "accuracy_before": "accuracy before",
-        "accuracy_after": "accuracy after",
-        "flip_rate": "prediction flipped",
-        "js_alpha": "JS shift of alpha",
-        "js_attention": "JS shift of attention",
-    }
-    for column, name in measures.items():
+    names = [
+        f"{PERTURBATION_TITLES.get(p, p)}<br>n={n:,}" for p, n in zip(summary["perturbation"], summary["examples"])
+    ]
+    for column, name in PERTURBATION_MEASURES.items():
         if column in summary and summary[column].notna().any():
-            fig.add_trace(go.Bar(x=summary["perturbation"], y=summary[column], name=name, hovertemplate="%{y:.3f}"))
+            fig.add_trace(go.Bar(x=names, y=summary[column], name=name, hovertemplate="%{y:.3f}"))
     fig.update_layout(barmode="group")
-    fig.update_yaxes(range=[0, 1.02])
-    return apply_layout(fig, "Perturbations: accuracy, flips and explanation shift")
+    fig.update_yaxes(range=[0, 1.02], title="share (accuracy, changed) or shift (0 = same, 1 = disjoint)")
+    return apply_layout(fig, "Perturbations: accuracy, changed predictions and explanation shift")

@@ -17,6 +17,13 @@ from selfexplain.explanation import Explanation
 from selfexplain.words import word_of_token
 
 PERTURBATIONS: tuple[str, ...] = ("shuffle", "distractor", "drop_top_span", "drop_top_attention", "antonyms")
+PERTURBATION_TITLES: dict[str, str] = {
+    "shuffle": "Words shuffled",
+    "distractor": "Distractor sentence added",
+    "drop_top_span": "Top alpha span removed",
+    "drop_top_attention": "Most-attended word removed",
+    "antonyms": "Words swapped for antonyms",
+}
 
 
 def example_rng(seed: int, index: int) -> np.random.Generator:

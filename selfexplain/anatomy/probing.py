@@ -4,7 +4,9 @@ Hidden states are computed once (batched, no grad) and cached as
 ``sentence`` vectors ``[L+1, S, H]`` (mean over a sentence's real tokens; index 0 =
 embeddings) and a seeded sample of ``token`` vectors ``[L+1, T, H]``. Each probe is a
 multinomial logistic regression (standardised inputs, L2, 200 full-batch Adam steps), trained on
-a sentence-level train/test split so no sentence is in both.
+a sentence-level train/test split so no sentence is in both: one held-out share, or k folds so that
+every item is scored once (small corpora). The baseline is the share of the most frequent class
+among the items scored.
 
 Tasks: ``label`` (the sentence label, pooled vector), ``position`` (which real-token
 position ``0 .. P-1`` a token is at) and ``top_span`` (is the token inside the model's
@@ -126,6 +128,17 @@ def _split(count: int, test_fraction: float, seed: int) -> torch.Tensor:
     return test
 
 
+def sentence_splits(count: int, seed: int, test_fraction: float = 0.2, folds: int = 0) -> list[torch.Tensor]:
+    """Test masks ``[count]`` over sentences: ``folds >= 2`` deals a seeded permutation into that many
+    folds (at most ``count``; every sentence is tested once), otherwise one held-out share."""
+    if folds < 2:
+        return [_split(count, test_fraction, seed)]
+    order = torch.randperm(count, generator=torch.Generator().manual_seed(seed))
+    fold_of = torch.empty(count, dtype=torch.long)
+    fold_of[order] = torch.arange(count) % min(folds, count)
+    return [fold_of == f for f in range(min(folds, count))]
+
+
 def task_data(cache: HiddenCache, task: str, max_position: int = 10) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """``(x [L+1, n, H], y [n], sentence id [n])`` for one task."""
     if task == "label":
@@ -146,10 +159,13 @@ def probe_by_layer(
     test_fraction: float = 0.2,
     max_position: int = 10,
     progress: bool = True,
+    folds: int = 0,
 ) -> pd.DataFrame:
-    """One row per (task, layer): ``accuracy`` on the test sentences and the ``majority`` baseline
-    (the train set's most frequent class, scored on the test set)."""
-    test_sentences = _split(int(cache.sentence.shape[1]), test_fraction, seed)
+    """One row per (task, layer): ``accuracy`` on the test items, the ``majority`` baseline (the share
+    of the most frequent class among the test labels: always guessing it scores that), ``train`` items
+    per fit, ``test`` items scored and ``folds``. ``folds >= 2``: k-fold over sentences, accuracy over
+    all items; otherwise one held-out ``test_fraction`` of the sentences."""
+    splits = sentence_splits(int(cache.sentence.shape[1]), seed, test_fraction, folds)
     rows = []
     jobs = [(t, layer) for t in tasks for layer in range(cache.sentence.shape[0])]
     data = {t: task_data(cache, t, max_position) for t in tasks}
@@ -157,20 +173,25 @@ def probe_by_layer(
         x, y, sentence_of = data[task]
         if len(y) == 0:
             continue
-        test = test_sentences[sentence_of]
-        if test.all() or not test.any():
+        tests = [mask[sentence_of] for mask in splits]
+        tests = [test for test in tests if test.any() and not test.all()]
+        if not tests:
             continue
-        torch.manual_seed(seed)
-        accuracy = train_probe(x[layer][~test], y[~test], x[layer][test], y[test])
-        majority = int(torch.bincount(y[~test]).argmax())
+        correct, tested = 0.0, torch.zeros_like(tests[0])
+        for test in tests:
+            torch.manual_seed(seed)
+            correct += train_probe(x[layer][~test], y[~test], x[layer][test], y[test]) * int(test.sum())
+            tested |= test
+        scored = y[tested]
         rows.append(
             {
                 "task": task,
                 "layer": layer,
-                "accuracy": accuracy,
-                "majority": float((y[test] == majority).float().mean()),
-                "train": int((~test).sum()),
-                "test": int(test.sum()),
+                "accuracy": correct / len(scored),
+                "majority": float(torch.bincount(scored).max()) / len(scored),
+                "train": round(sum(int((~t).sum()) for t in tests) / len(tests)),
+                "test": len(scored),
+                "folds": len(tests),
             }
         )
-    return pd.DataFrame(rows, columns=["task", "layer", "accuracy", "majority", "train", "test"])
+    return pd.DataFrame(rows, columns=["task", "layer", "accuracy", "majority", "train", "test", "folds"])
