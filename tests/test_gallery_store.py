@@ -11,6 +11,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -23,7 +24,7 @@ import sqlalchemy as sa
 from selfexplain.errors import GalleryDatabaseError, GalleryImportError, PinNotFoundError
 from selfexplain.gallery.records import STORED_SPANS, stored_explanation, validate_record
 from selfexplain.gallery.schema import LATEST, migrate
-from selfexplain.gallery.store import GalleryStore, database_url
+from selfexplain.gallery.store import GalleryStore, _switch_to_wal, database_url
 from selfexplain.gallery.transfer import read_pins
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -209,6 +210,26 @@ def test_default_location_and_sqlite_settings(tmp_path: Path, monkeypatch: pytes
     assert database_url().endswith("elsewhere.db")
 
 
+def test_switch_to_wal_waits_out_a_lock_that_fails_at_once(tmp_path: Path) -> None:
+    """New files converted by several processes at once can deadlock in rollback mode, and SQLite then
+    fails at once ("database is locked") without waiting: the switch to WAL retries. Here the other
+    connection has no busy timeout, so without the retry its first attempt would raise."""
+    path = tmp_path / "wal.sqlite3"
+    holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    holder.execute("CREATE TABLE t (x)")
+    holder.execute("BEGIN EXCLUSIVE")
+    release = threading.Timer(0.3, holder.execute, args=("COMMIT",))
+    release.start()
+    other = sqlite3.connect(path, isolation_level=None, timeout=0)
+    started = time.monotonic()
+    _switch_to_wal(other.cursor())
+    assert time.monotonic() - started >= 0.25
+    assert other.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    release.join()
+    holder.close()
+    other.close()
+
+
 def _add_many(url: str, explanation, worker: int, count: int, barrier) -> None:
     barrier.wait()  # every process opens a fresh database and starts adding at the same moment
     store = GalleryStore(url)
@@ -263,13 +284,14 @@ def test_a_writer_killed_mid_loop_leaves_the_store_readable(db_url: str, explana
     while store.count() < 40 and time.time() < deadline and child.poll() is None:
         time.sleep(0.05)
     assert child.poll() is None, child.stderr.read().decode() if child.stderr else ""
+    seen = store.count()
     os.kill(child.pid, signal.SIGKILL)  # most likely inside a transaction: it adds without pause
     child.wait(timeout=30)
     assert child.returncode == -signal.SIGKILL
     store.close()
     reopened = GalleryStore(db_url)
     pins = reopened.list()
-    assert len(pins) >= 41
+    assert len(pins) >= seen >= 40
     notes = sorted(int(p.note.split()[1]) for p in pins if p.note)
     assert notes == list(range(1, len(notes) + 1))  # every committed add is there, none half-written
     assert all(reopened.get(p.id).explanation == template["explanation"] for p in pins)

@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import secrets
+import sqlite3
+import time
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -54,6 +57,21 @@ def database_url() -> str:
     return f"sqlite:///{home / DB_FILE}"
 
 
+def _switch_to_wal(cursor: Any) -> None:
+    """``PRAGMA journal_mode = WAL``, retried while the file is locked: processes converting a new
+    database at the same moment can deadlock in rollback mode, and SQLite then answers "database is
+    locked" at once instead of waiting. A database that cannot use WAL (in memory) keeps its mode."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as err:
+            if "locked" not in str(err) or time.monotonic() > deadline:
+                raise
+        time.sleep(random.uniform(0.005, 0.05))
+
+
 def _sqlite_setup(engine: sa.Engine) -> None:
     """WAL, a busy timeout, and transactions begun by us: ``BEGIN IMMEDIATE`` for writes."""
 
@@ -62,7 +80,7 @@ def _sqlite_setup(engine: sa.Engine) -> None:
         dbapi_connection.isolation_level = None  # the driver emits no BEGIN of its own; _on_begin does
         cursor = dbapi_connection.cursor()
         cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_S * 1000}")
-        cursor.execute("PRAGMA journal_mode = WAL")
+        _switch_to_wal(cursor)
         cursor.close()
 
     @event.listens_for(engine, "begin")
