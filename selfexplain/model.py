@@ -8,6 +8,8 @@ are trained, saved and evaluated by one code path.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Literal
 
@@ -92,6 +94,27 @@ class SelfExplainingModel(nn.Module):
         """Run the span layer as native kernels (see :mod:`selfexplain.native_spans`) or eager."""
         if self.span_layer is not None:
             self.span_layer.fused = enabled
+
+    @contextmanager
+    def fused_attention(self) -> Iterator[None]:
+        """Within the block the encoder runs PyTorch's fused attention ("sdpa": faster and no
+        ``[heads, n, n]`` probabilities kept, so no attention maps either; hidden states agree to ~1e-6),
+        where the encoder supports it; its own implementation comes back afterwards. This changes model
+        state: hold the explainer's lock (see :class:`selfexplain.pipeline.SelfExplainer`)."""
+        config = self.encoder.config
+        current = getattr(config, "_attn_implementation", None)
+        switched = False
+        if current not in (None, "sdpa") and hasattr(self.encoder, "set_attn_implementation"):
+            try:
+                self.encoder.set_attn_implementation("sdpa")
+                switched = True
+            except (ValueError, ImportError):  # this architecture has no fused attention
+                pass
+        try:
+            yield
+        finally:
+            if switched:
+                self.encoder.set_attn_implementation(current)
 
     def _encode(self, attention_mask: torch.Tensor, **inputs: object) -> object:
         """The encoder's output, under bf16 autocast when :attr:`encoder_precision` asks for it."""

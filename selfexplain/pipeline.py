@@ -217,7 +217,7 @@ class SelfExplainer:
             raise InvalidInputError("the text has no tokens the model can read")
         device = next(self.model.parameters()).device
         inputs = (plan.input_ids, plan.attention_mask, plan.token_mask, plan.span_starts, plan.span_ends)
-        with self.lock:
+        with self.lock, self.model.fused_attention():  # no attention maps are needed here
             output = self.model.forward_windows(*(t.to(device) for t in inputs))
         assert output.alpha is not None
         first, last = plan.span_tokens()
