@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages import PLOT_CONFIG, cached_explainer, choose_model, examples_for, results_cache
+from pages import PLOT_CONFIG, cached_explainer, choose_model, examples_for, pin_widget, results_cache
 from selfexplain.attention import aggregate_attention
 from selfexplain.compare import Comparison, Side, check_compatible, compare, default_partner, explain_side, fit_both
 from selfexplain.compare_figures import agreement_figure, axis_grid_figure, gradient_figure
@@ -91,6 +91,7 @@ def render_side(side: Side, comparison: Comparison, letter: str, k: int, view: t
         title = f"{letter}: alpha over word spans"
         figure = axis_grid_figure(comparison.axis, alpha, valid, comparison.zmax, title, view)
         st.plotly_chart(figure, config=PLOT_CONFIG, key=f"grid_{letter}", theme=None)
+        pin_widget(explanation, explanation.model_name, explanation.text, explanation.pair, key=f"pin_{letter}")
     if explanation.attentions is not None:
         layers = explanation.attentions.shape[0]
         matrix = aggregate_attention(explanation.attentions, "mean over heads", layers - 1)

@@ -231,23 +231,23 @@ def gallery_store():
     return _gallery_store(database_url())
 
 
-def pin_widget(explanation: Explanation, model_name: str, text: str, pair: str | None) -> None:
+def pin_widget(explanation: Explanation, model_name: str, text: str, pair: str | None, key: str = "pin") -> None:
     """A note box and a Pin button saving ``explanation`` (of ``text``/``pair`` by ``model_name``) to the
-    gallery; once pinned, the pin's id and its permalink."""
+    gallery; once pinned, the pin's id and its permalink. ``key`` tells apart several boxes on one page."""
     from selfexplain.gallery.records import MAX_NOTE_CHARS
     from selfexplain.gallery.view import permalink
 
-    key = [model_name, text, pair]
+    identity = [model_name, text, pair]
     note_col, button_col = st.columns([5, 1], vertical_alignment="bottom")
-    note = note_col.text_input("Note for the gallery (optional)", key="pin_note", max_chars=MAX_NOTE_CHARS)
-    if button_col.button("Pin", key="pin_button", help="save this explanation to the Gallery page"):
+    note = note_col.text_input("Note for the gallery (optional)", key=f"{key}_note", max_chars=MAX_NOTE_CHARS)
+    if button_col.button("Pin", key=f"{key}_button", help="save this explanation to the Gallery page"):
         try:
             pin = gallery_store().add(explanation, model_name, note=note, text=text, pair=pair)
         except USER_ERRORS as err:
             st.error(f"Cannot pin: {escape_text(str(err))}")
         else:
-            st.session_state.pinned = {"key": key, "id": pin.id}
-    pinned = st.session_state.get("pinned")
-    if pinned and pinned["key"] == key:
+            st.session_state[f"{key}_pinned"] = {"key": identity, "id": pin.id}
+    pinned = st.session_state.get(f"{key}_pinned")
+    if pinned and pinned["key"] == identity:
         st.success(f"Pinned as {pinned['id']}. Permalink (opens it on the Gallery page):")
         st.code(permalink(pinned["id"], st.context.url), language=None)

@@ -124,3 +124,16 @@ def test_markup_in_the_text_is_escaped(monkeypatch: pytest.MonkeyPatch, models_d
     assert "<img" not in shown and "&#60;img src=x onerror=alert&#40;1&#41;&#62;" in shown
     ticks = " ".join(charts(at)["A: alpha over word spans"]["layout"]["xaxis"]["ticktext"])
     assert "<" not in ticks and "&lt;" in ticks and "img" in ticks
+
+
+def test_pin_each_side_from_compare(monkeypatch: pytest.MonkeyPatch, models_dir: Path, tmp_path: Path) -> None:
+    from selfexplain.gallery.store import GalleryStore
+
+    monkeypatch.setenv("SELFEXPLAIN_HOME", str(tmp_path / "home"))
+    at = open_compare(monkeypatch, models_dir, model_a="tiny-a", model_b="tiny-b", text=TEXT)
+    at.text_input(key="pin_B_note").input("model B's view").run()
+    at.button(key="pin_B_button").click().run()
+    assert not at.exception and not at.error
+    pins = GalleryStore(f"sqlite:///{tmp_path / 'home' / 'gallery.sqlite3'}").list()
+    assert [(p.model, p.note, p.text) for p in pins] == [("tiny-b", "model B's view", TEXT)]
+    assert at.session_state["pin_B_pinned"]["id"] == pins[0].id and "pin_A_pinned" not in at.session_state

@@ -51,7 +51,7 @@ def test_pin_from_the_explain_page(store: GalleryStore, tiny_model_dir: Path) ->
     assert pin.text == "The visuals are gorgeous, but the story is thin."
     assert any(f"Pinned as {pin.id}" in s.value for s in at.success)
     assert any(c.value.endswith(f"Gallery?pin={pin.id}") for c in at.code)
-    explanation = at.session_state["pinned"]
+    explanation = at.session_state["pin_pinned"]
     assert explanation["id"] == pin.id
     at.text_area(key="text").input("Another text entirely.").run()  # the notice belongs to the pinned input
     assert not any("Pinned as" in s.value for s in at.success) and store.count() == 1
