@@ -51,6 +51,7 @@ def main() -> None:
         st.warning("No row of this result has a prediction.")
         return
     stats = explore.summary(records)
+    names = explore.label_names_of(records)  # the model's label order: one colour per label on the whole page
     m1, m2, m3 = st.columns(3)
     m1.metric("Rows explained", f"{stats['explained']:,}")
     m2.metric("Not explained", f"{stats['errors']:,}")
@@ -59,15 +60,16 @@ def main() -> None:
     st.subheader("Most frequent top spans per predicted class")
     per_row = st.slider("Spans per example", 1, 5, 1, key="explorer_per_row")
     spans = explore.top_spans_by_class(frame, per_row=per_row, top=10)
-    chart(top_spans_figure(spans), "explorer_spans")
+    chart(top_spans_figure(spans, names), "explorer_spans")
+    st.caption("Panel titles are in each label's colour, as in the charts below; hover a bar for the whole span.")
     st.dataframe(spans, hide_index=True)
 
     st.subheader("Span length and spread")
     left, right = st.columns(2)
     with left:
-        chart(span_length_figure(explore.span_length_counts(frame)), "explorer_lengths")
+        chart(span_length_figure(explore.span_length_counts(frame), names), "explorer_lengths")
     with right:
-        chart(entropy_figure(frame), "explorer_entropy")
+        chart(entropy_figure(frame, names), "explorer_entropy")
         if rows["attention_entropy"].isna().all():
             st.caption(
                 "Attention entropy was not stored: tick the attention option on the Batch page (or --attention)."
@@ -82,7 +84,6 @@ def main() -> None:
         with a2:
             table = explore.accuracy_by(frame, "num_tokens", explore.LENGTH_BINS)
             chart(accuracy_figure(table, "num_tokens", "Accuracy by input length (tokens)"), "explorer_acc_len")
-        names = explore.label_names_of(records)
         chart(confusion_figure(explore.confusion(frame, names)), "explorer_confusion")
 
     st.subheader("Where alpha and attention disagree most")

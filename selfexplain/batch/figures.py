@@ -2,11 +2,31 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
+from selfexplain.figures import plot_text
 from selfexplain.style import ALPHA_SCALE, ATTENTION_SCALE, HIGHLIGHT, apply_layout, label_colours
+
+SPAN_LABEL_CHARS = 32  # longer span texts are cut with an ellipsis on the axis; the hover has them whole
+
+
+def shorten(text: str, limit: int = SPAN_LABEL_CHARS) -> str:
+    """``text`` cut to at most ``limit`` characters, ending in an ellipsis when cut."""
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _labelled(frame: pd.DataFrame, labels: Sequence[str] | None) -> tuple[pd.DataFrame, dict[str, str]]:
+    """The frame with its ``label`` column escaped for plotly and the colour of each (escaped) label:
+    colours follow ``labels`` (the model's order, the same in every chart of a page), then any other
+    label found, sorted."""
+    present = [str(v) for v in frame["label"].dropna().unique()]
+    order = list(labels or []) + sorted(set(present) - set(labels or []))
+    colours = {plot_text(name): colour for name, colour in label_colours(order).items()}
+    return frame.assign(label=[plot_text(str(v)) for v in frame["label"]]), colours
 
 
 def confusion_figure(table: pd.DataFrame) -> go.Figure:
@@ -27,48 +47,68 @@ def confusion_figure(table: pd.DataFrame) -> go.Figure:
     return apply_layout(fig, "Confusion matrix", 140 + 50 * len(table))
 
 
-def top_spans_figure(table: pd.DataFrame) -> go.Figure:
-    """Horizontal bars of the most frequent top spans, one panel per predicted class."""
-    labels = list(dict.fromkeys(table["label"]))
+def top_spans_figure(table: pd.DataFrame, labels: Sequence[str] | None = None) -> go.Figure:
+    """Horizontal bars of the most frequent top spans, one panel per predicted class (panel titles in
+    the label's colour). Span texts longer than :data:`SPAN_LABEL_CHARS` end in an ellipsis on the axis;
+    the hover shows them whole."""
+    shown, colours = _labelled(table, labels)
+    full = [plot_text(str(t)) for t in table["span"]]
+    cut: dict[str, str] = {}  # axis text -> full text: two spans cut to the same text stay two bars
+    axis = []
+    for text, whole in zip(table["span"], full):
+        short = plot_text(shorten(str(text)))
+        while cut.setdefault(short, whole) != whole:
+            short += "\u200b"  # an invisible character keeps the category apart
+        axis.append(short)
+    shown = shown.assign(span=axis, full=full)
+    panels = list(dict.fromkeys(shown["label"]))
     fig = px.bar(
-        table,
+        shown,
         x="count",
         y="span",
         color="mean_alpha",
         facet_col="label",
-        facet_col_wrap=min(3, max(1, len(labels))),
+        facet_col_wrap=min(3, max(1, len(panels))),
         orientation="h",
         color_continuous_scale=ALPHA_SCALE,
-        hover_data={"mean_alpha": ":.3f"},
-        category_orders={"label": labels},
+        custom_data=["full", "mean_alpha"],
+        category_orders={"label": panels},
     )
+    fig.update_traces(hovertemplate="%{customdata[0]}<br>count %{x}<br>mean alpha %{customdata[1]:.3f}<extra></extra>")
     fig.update_yaxes(matches=None, showticklabels=True, autorange="reversed", title=None)
-    rows = -(-len(labels) // 3) if labels else 1
+    fig.for_each_annotation(
+        lambda note: note.update(
+            text=note.text.split("=", 1)[-1], font={"color": colours.get(note.text.split("=", 1)[-1])}
+        )
+    )
+    rows = -(-len(panels) // 3) if panels else 1
     return apply_layout(fig, "Most frequent top spans per predicted class", 120 + 330 * rows)
 
 
-def span_length_figure(table: pd.DataFrame) -> go.Figure:
-    """Stacked bars: how many examples have a top span of each length (tokens), by predicted class."""
-    fig = px.bar(
-        table, x="top_span_length", y="count", color="label",
-        color_discrete_map=label_colours(sorted(table["label"].unique())),
-    )  # fmt: skip
+def span_length_figure(table: pd.DataFrame, labels: Sequence[str] | None = None) -> go.Figure:
+    """Stacked bars: how many examples have a top span of each length (tokens), by predicted class
+    (each label in its colour from ``labels``, the model's label order)."""
+    shown, colours = _labelled(table, labels)
+    fig = px.bar(shown, x="top_span_length", y="count", color="label", color_discrete_map=colours)
     fig.update_xaxes(title="top span length (tokens)", dtick=1)
     return apply_layout(fig, "Length of the top alpha span", 380)
 
 
-def entropy_figure(frame: pd.DataFrame) -> go.Figure:
+def entropy_figure(frame: pd.DataFrame, labels: Sequence[str] | None = None) -> go.Figure:
     """Normalised alpha entropy vs normalised [CLS]-attention entropy, one point per example
-    (histogram of alpha entropy alone when attention was not stored)."""
-    rows = frame.dropna(subset=["alpha_entropy_norm"])
+    (histogram of alpha entropy alone when attention was not stored); labels coloured as in
+    :func:`span_length_figure`."""
+    rows, colours = _labelled(frame.dropna(subset=["alpha_entropy_norm"]), labels)
     if rows["attention_entropy_norm"].notna().any():
-        rows = rows.dropna(subset=["attention_entropy_norm"])
+        rows = rows.dropna(subset=["attention_entropy_norm"]).assign(
+            text=lambda f: [plot_text(str(t)) for t in f["text"]]
+        )
         fig = px.scatter(
             rows,
             x="attention_entropy_norm",
             y="alpha_entropy_norm",
             color="label",
-            color_discrete_map=label_colours(sorted(rows["label"].unique())),
+            color_discrete_map=colours,
             hover_data={"text": True, "index": True},
             marginal_x="histogram",
             marginal_y="histogram",
@@ -76,10 +116,7 @@ def entropy_figure(frame: pd.DataFrame) -> go.Figure:
         fig.update_xaxes(title="attention entropy / log(tokens)", row=1, col=1)
         fig.update_yaxes(title="alpha entropy / log(spans)", row=1, col=1)
         return apply_layout(fig, "How spread out: alpha over spans vs [CLS] attention over tokens", 520)
-    fig = px.histogram(
-        rows, x="alpha_entropy_norm", color="label", nbins=30,
-        color_discrete_map=label_colours(sorted(rows["label"].unique())),
-    )  # fmt: skip
+    fig = px.histogram(rows, x="alpha_entropy_norm", color="label", nbins=30, color_discrete_map=colours)
     fig.update_xaxes(title="alpha entropy / log(spans)")
     return apply_layout(fig, "How spread out alpha is (0 = one span, 1 = uniform)", 400)
 
