@@ -104,16 +104,22 @@ class Document:
 
     def parts(self, level: PartLevel = "sentence") -> DocumentParts:
         """Sentences or paragraphs with their extents and alpha mass: a part's mass is the alpha of the
-        spans inside it; spans crossing a boundary add to ``across`` instead (masses + across = 1)."""
+        spans inside it; spans crossing a boundary add to ``across`` instead (masses + across = 1).
+        ``touching`` adds to each part the crossing spans that reach into it (a running sum over parts
+        of where each span begins minus where it has ended)."""
         key = f"mass:{level}"
         if key not in self._cache:
             extents = self._extents(level)
+            count = len(extents)
             part_of = extents.part_of_token
             first, last = part_of[self.starts], part_of[self.ends]
             inside = first == last
             weights = self.alpha.astype(np.float64)
-            mass = np.bincount(first[inside], weights=weights[inside], minlength=len(extents))
-            self._cache[key] = extents.with_mass(mass, float(weights[~inside].sum()))
+            mass = np.bincount(first[inside], weights=weights[inside], minlength=count)
+            begins = np.bincount(first, weights=weights, minlength=count + 1)
+            ended = np.bincount(last + 1, weights=weights, minlength=count + 1)
+            touching = np.cumsum(begins - ended)[:count]
+            self._cache[key] = extents.with_mass(mass, float(weights[~inside].sum()), touching)
         return self._cache[key]
 
     def _part_spans(self, first: int, end: int) -> np.ndarray:

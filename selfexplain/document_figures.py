@@ -7,6 +7,8 @@ on :meth:`Document.part`, and attention for a part's tokens inside the window th
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -17,7 +19,7 @@ from selfexplain.document_parts import DocumentParts
 from selfexplain.explanation import Span
 from selfexplain.figures import MAX_GRID_UNITS, attention_figure, plot_text
 from selfexplain.highlight import _segment_html
-from selfexplain.style import ALPHA_SCALE, HIGHLIGHT, apply_layout
+from selfexplain.style import HIGHLIGHT, MUTED, apply_layout
 
 SNIPPET = 80  # characters of a part shown in its hover label
 
@@ -29,36 +31,48 @@ def snippet(text: str, size: int = SNIPPET) -> str:
 
 
 def parts_overview_figure(document: Document, parts: DocumentParts, selected: int | None = None) -> go.Figure:
-    """One bar per sentence or paragraph: the alpha mass of the spans inside it (``P`` bars, coloured by
-    mass; the open part outlined). The title gives the mass of spans crossing part boundaries.
-    Each bar carries its part index as ``customdata`` for clicks."""
-    assert parts.mass is not None, "use Document.parts(level), which adds the masses"
+    """One stacked bar per sentence or paragraph (``P`` bars): the alpha of the spans inside it, and on top
+    the alpha of the spans crossing into it from a neighbour (those count in every part they touch).
+    The open part is outlined; each bar carries its part index as ``customdata`` for clicks."""
+    assert parts.mass is not None and parts.touching is not None, "use Document.parts(level), which adds masses"
     count = len(parts)
     hover = [plot_text(snippet(parts.text(document.text, i))) for i in range(count)]
     outline = np.where(np.arange(count) == (selected if selected is not None else -1), 2.5, 0.0)
+    crossing = np.clip(parts.touching - parts.mass, 0.0, None)
+    common = {"x": np.arange(1, count + 1), "customdata": np.arange(count), "text": hover, "textposition": "none"}
+    template = "%{x}: %{y:.4f}<br>%{text}<extra>%{fullData.name}</extra>"
     fig = go.Figure(
-        go.Bar(
-            x=np.arange(1, count + 1),
-            y=parts.mass,
-            customdata=np.arange(count),
-            text=hover,
-            marker={
-                "color": parts.mass,
-                "colorscale": ALPHA_SCALE,
-                "cmin": 0.0,
-                "line": {"color": HIGHLIGHT, "width": outline},
-            },
-            hovertemplate=f"{parts.level} %{{x}}<br>alpha mass %{{y:.4f}}<br>%{{text}}<extra></extra>",
-        )
+        [
+            go.Bar(
+                y=parts.mass,
+                name="spans inside",
+                marker={"color": HIGHLIGHT, "line": {"color": "#111827", "width": outline}},
+                hovertemplate=template,
+                **common,
+            ),
+            go.Bar(
+                y=crossing,
+                name="spans crossing into it",
+                marker={"color": MUTED, "line": {"color": "#111827", "width": outline}},
+                hovertemplate=template,
+                **common,
+            ),
+        ]
     )
     fig.update_xaxes(title=f"{parts.level} (in reading order)")
-    fig.update_yaxes(title="alpha mass of the spans inside")
+    fig.update_yaxes(title="alpha", rangemode="tozero")
     title = (
         f"Where the alpha mass lies: {count:,} {parts.level}s "
-        f"(spans across {parts.level}s hold {parts.across:.1%} more)"
+        f"(spans inside {parts.level}s hold {1 - parts.across:.1%} of alpha)"
     )
-    fig = apply_layout(fig, title, 340)
-    fig.update_layout(clickmode="event+select", dragmode=False, bargap=0.1 if count < 200 else 0.0)
+    fig = apply_layout(fig, title, 360)
+    fig.update_layout(
+        barmode="stack",
+        clickmode="event+select",
+        dragmode=False,
+        bargap=0.1 if count < 200 else 0.0,
+        legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1.0, "xanchor": "right"},
+    )
     return fig
 
 
@@ -79,22 +93,42 @@ def top_spans_table(document: Document, parts: DocumentParts, k: int = 10) -> pd
     return pd.DataFrame(rows, columns=["rank", "span", "alpha", parts.level, "tokens"])
 
 
-def document_highlight_html(document: Document, spans: list[Span]) -> str:
-    """The whole text with ``spans`` shaded by alpha (escaped HTML, as :func:`highlight_html` draws it)."""
+def document_highlight_html(document: Document, spans: list[Span], paragraphs: DocumentParts) -> str:
+    """The paragraphs that ``spans`` touch, in reading order, with the spans shaded by alpha as
+    :func:`~selfexplain.highlight.highlight_html` shades them (escaped HTML); skipped paragraphs
+    show as "[…]". The HTML grows with those paragraphs, not with the document."""
     top = max((s.alpha for s in spans), default=0.0)
-    body = _segment_html(document.text, spans, None, top)
-    return f"<div class='selfexplain-text' style='font-size:1.05em;line-height:1.8'>{body}</div>"
+    starts, ends = paragraphs.char_starts, paragraphs.char_ends
+    touched = np.zeros(len(paragraphs), dtype=bool)
+    for span in spans:  # k spans: each marks the paragraphs it overlaps
+        touched[(starts < span.end_char) & (ends > span.start_char)] = True
+    blocks, previous = [], -1
+    for index in np.flatnonzero(touched).tolist():
+        lo, hi = int(starts[index]), int(ends[index])
+        inside = [
+            replace(s, start_char=max(s.start_char, lo) - lo, end_char=min(s.end_char, hi) - lo)
+            for s in spans
+            if s.start_char < hi and s.end_char > lo
+        ]
+        if index > previous + 1:
+            blocks.append("<p style='color:#6b7280'>[…]</p>")
+        blocks.append(f"<p>{_segment_html(document.text[lo:hi], inside, None, top)}</p>")
+        previous = index
+    if previous < len(paragraphs) - 1 and blocks:
+        blocks.append("<p style='color:#6b7280'>[…]</p>")
+    return f"<div class='selfexplain-text' style='font-size:1.05em;line-height:1.8'>{''.join(blocks)}</div>"
 
 
 def part_attention_figure(
     window: WindowAttention,
+    number: int,
     first: int,
     end: int,
     aggregate: Aggregate = "mean over heads",
     layer: int = -1,
     head: int = 0,
 ) -> go.Figure:
-    """The raw self-attention of the window holding document tokens ``first .. end - 1``, computed over
+    """The raw self-attention of window ``number`` (from 1), holding document tokens ``first .. end - 1``, computed over
     the whole window (rollout included) and then cut to [CLS] and those tokens (at most
     :data:`MAX_GRID_UNITS` positions a side): rows keep their values, so a row sums to what it gives the
     tokens shown, the rest going to the window's other tokens."""
@@ -104,9 +138,9 @@ def part_attention_figure(
     layers = window.attentions.shape[0]
     what = {
         "head": f"layer {layer % layers + 1}, head {head + 1}",
-        "mean over heads": f"layer {layer % layers + 1}, mean over heads",
-        "mean over layers": "mean over every layer and head",
-        "rollout": "rollout through all layers",
+        "mean over heads": f"layer {layer % layers + 1}, heads averaged",
+        "mean over layers": "all layers averaged",
+        "rollout": "rollout",
     }[aggregate]
-    title = f"Raw self-attention in window from token {window.start:,} ({what})"
+    title = f"Raw self-attention, window {number} ({what})"
     return attention_figure(matrix[np.ix_(keep, keep)], tokens, title)

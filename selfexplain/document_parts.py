@@ -24,9 +24,11 @@ _SENTENCE_END = re.compile(r"(?:[.!?]+|\u2026)[\"'\u201d\u2019)\]]*\s+|\n[^\S\n]
 @dataclass(frozen=True)
 class DocumentParts:
     """``P`` parts of one level: ``char_starts``/``char_ends`` ``[P]`` (end exclusive),
-    ``token_starts``/``token_ends`` ``[P]`` (end exclusive), ``part_of_token`` ``[T]``;
-    ``mass`` ``[P]`` (alpha of the spans inside each part) and ``across`` (alpha of the spans
-    crossing a part boundary) once computed by :meth:`Document.parts`."""
+    ``token_starts``/``token_ends`` ``[P]`` (end exclusive), ``part_of_token`` ``[T]``; once
+    computed by :meth:`Document.parts`: ``mass`` ``[P]`` (alpha of the spans inside each part),
+    ``across`` (alpha of the spans crossing a part boundary; ``mass.sum() + across == 1``) and
+    ``touching`` ``[P]`` (alpha of the spans inside or crossing into each part: a crossing span
+    counts in every part it touches)."""
 
     level: PartLevel
     char_starts: np.ndarray
@@ -36,12 +38,13 @@ class DocumentParts:
     part_of_token: np.ndarray
     mass: np.ndarray | None = None
     across: float = 0.0
+    touching: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.char_starts.size)
 
-    def with_mass(self, mass: np.ndarray, across: float) -> DocumentParts:
-        return replace(self, mass=mass, across=across)
+    def with_mass(self, mass: np.ndarray, across: float, touching: np.ndarray) -> DocumentParts:
+        return replace(self, mass=mass, across=across, touching=touching)
 
     def text(self, document_text: str, index: int) -> str:
         """The characters of part ``index`` in ``document_text``."""

@@ -13,7 +13,12 @@ from streamlit.testing.v1 import AppTest
 
 from selfexplain.checkpoint import save_model
 from selfexplain.cli import main
-from selfexplain.document_figures import part_attention_figure, parts_overview_figure, top_spans_table
+from selfexplain.document_figures import (
+    document_highlight_html,
+    part_attention_figure,
+    parts_overview_figure,
+    top_spans_table,
+)
 from selfexplain.errors import InvalidInputError
 from selfexplain.figures import span_grid_figure
 from selfexplain.limits import MAX_CHARS_VARIABLE, max_chars_setting, max_input_chars, max_spans
@@ -87,6 +92,11 @@ def test_part_masses_and_across_mass_sum_to_one(pair, level: str, count: int) ->
         assert parts.mass[index] == pytest.approx(float(dense.alpha[a:b, a:b].sum()), abs=1e-6)
         assert parts.text(text, index) == text[int(parts.char_starts[index]) : int(parts.char_ends[index])]
     assert parts.across > 0  # the tiny model's alpha is spread: some spans cross every boundary
+    part_of = parts.part_of_token
+    rows, cols = np.nonzero(dense.span_mask)
+    for index in range(count):  # touching: every span inside the part or crossing into it
+        reach = (part_of[rows] <= index) & (part_of[cols] >= index)
+        assert parts.touching[index] == pytest.approx(float(dense.alpha[rows[reach], cols[reach]].sum()), abs=1e-6)
     assert parts.text(text, 1).startswith("The plot0 scene 1") if level == "sentence" else True
     if level == "paragraph":
         assert parts.text(text, 2) == text.split("\n\n")[2]
@@ -139,7 +149,8 @@ def test_window_attentions_equal_the_window_run_alone(tiny_encoder: Path) -> Non
     assert later.token_index[1] == document.window_starts[2]
     keep = later.positions(later.token_index[1] + 5, later.token_index[1] + 20)
     assert later.tokens[keep[0]] == "[CLS]" and len(keep) == 16
-    figure = part_attention_figure(later, later.token_index[1] + 5, later.token_index[1] + 20, "rollout")
+    figure = part_attention_figure(later, 3, later.token_index[1] + 5, later.token_index[1] + 20, "rollout")
+    assert figure.layout.title.text == "Raw self-attention, window 3 (rollout)"
     assert np.asarray(figure.data[0].z).shape == (16, 16)
 
 
@@ -147,13 +158,34 @@ def test_overview_figure_and_table(pair) -> None:
     document, _, _ = pair
     parts = document.parts("sentence")
     figure = parts_overview_figure(document, parts, selected=3)
-    bars = figure.data[0]
-    assert len(bars.y) == len(parts) and list(bars.customdata) == list(range(len(parts)))
-    np.testing.assert_allclose(bars.y, parts.mass)
-    assert "Where the alpha mass lies" in figure.layout.title.text
+    inside, crossing = figure.data
+    assert len(inside.y) == len(parts) and list(inside.customdata) == list(range(len(parts)))
+    np.testing.assert_allclose(inside.y, parts.mass)
+    np.testing.assert_allclose(np.asarray(inside.y) + np.asarray(crossing.y), parts.touching, atol=1e-9)
+    assert figure.layout.barmode == "stack" and inside.marker.line.width[3] > 0 == inside.marker.line.width[2]
+    assert f"hold {1 - parts.across:.1%} of alpha" in figure.layout.title.text
     table = top_spans_table(document, parts, 5)
     assert list(table["rank"]) == [1, 2, 3, 4, 5]
     assert table["alpha"].tolist() == [s.alpha for s in document.top_spans(5)]
+    assert table["sentence"].tolist() == [int(parts.part_of_token[s.start_token]) + 1 for s in document.top_spans(5)]
+
+
+def test_highlight_shows_the_paragraphs_the_spans_touch_escaped(tiny_encoder: Path) -> None:
+    explainer = make_explainer(tiny_encoder, seed=3, window_stride=64)
+    text = long_text().replace("scene 3", "<script>alert(1)</script> scene 3")
+    document = explainer.explain_document(text)
+    paragraphs = document.parts("paragraph")
+    spans = document.top_spans(3)
+    html = document_highlight_html(document, spans, paragraphs)
+    touched = {
+        p
+        for s in spans
+        for p in range(len(paragraphs))
+        if paragraphs.char_starts[p] < s.end_char and paragraphs.char_ends[p] > s.start_char
+    }
+    assert html.count("<p>") == len(touched) < PARAGRAPHS and "[…]" in html
+    assert html.count("<mark") >= len(spans) and "<script" not in html
+    assert "&#60;script&#62;" in html or not any("script" in paragraphs.text(text, p) for p in touched)
 
 
 def test_explain_long_refuses_what_a_dense_grid_cannot_hold(explainer, monkeypatch) -> None:
@@ -280,16 +312,17 @@ def test_app_shows_a_long_text_as_a_document(app_model: Path) -> None:
     assert any("Limit 100,000 characters" in caption.value for caption in at.caption)
     charts = heatmap_shapes(at)
     overview = next(title for title in charts if title.startswith("Where the alpha mass lies"))
-    assert "80 sentences" in overview
+    assert "16 paragraphs" in overview  # several paragraphs: they are the default parts
     grid = next(title for title in charts if title.startswith("Self-explaining alpha over spans"))
-    attention = next(title for title in charts if title.startswith("Raw self-attention in window"))
+    attention = next(title for title in charts if title.startswith("Raw self-attention, window"))
     assert charts[grid] and charts[attention]
     for shapes in charts.values():
         assert all(rows <= 120 and cols <= 120 for rows, cols in shapes)
     assert at.metric[0].value  # the prediction
-    at.segmented_control(key="doc_level").set_value("paragraph").run()
-    assert not at.exception
-    assert any(title.startswith("Where the alpha mass lies: 16 paragraphs") for title in heatmap_shapes(at))
     at.selectbox(key="doc_part").set_value(7).run()
     assert not at.exception
     assert any("P8: tokens" in caption.value for caption in at.caption)
+    at.segmented_control(key="doc_level").set_value("sentence").run()
+    assert not at.exception
+    assert any(title.startswith("Where the alpha mass lies: 80 sentences") for title in heatmap_shapes(at))
+    assert any(caption.value.startswith("S") and ": tokens" in caption.value for caption in at.caption)

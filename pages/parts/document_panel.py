@@ -104,10 +104,13 @@ def render_document(document: Document, directory: str) -> None:
     bars_slot = bars.empty()  # filled once a part (which carries the document's probabilities) is built
 
     st.subheader("Where the alpha mass lies")
-    level = st.segmented_control("Parts", PART_LEVELS, default="sentence", key="doc_level") or "sentence"
+    paragraphs = document.parts("paragraph")
+    if "doc_level" not in st.session_state:  # paragraphs when there are several: spans often cross sentences
+        st.session_state.doc_level = "paragraph" if len(paragraphs) > 1 else "sentence"
+    level = st.segmented_control("Parts", PART_LEVELS, key="doc_level") or "sentence"
     parts = document.parts(level)
     if st.session_state.get("doc_part_level") != level or st.session_state.get("doc_part", 0) >= len(parts):
-        st.session_state.doc_part = int(np.argmax(parts.mass))  # open the part holding the most alpha
+        st.session_state.doc_part = int(np.argmax(parts.touching))  # open the part most alpha reaches
         st.session_state.doc_part_level = level
     chosen = int(st.session_state.doc_part)
     st.plotly_chart(
@@ -118,8 +121,9 @@ def render_document(document: Document, directory: str) -> None:
         config=PLOT_CONFIG,
     )
     st.caption(
-        f"Each bar is one {level}: the alpha of the spans that lie inside it (the bars and the spans crossing "
-        f"{level}s sum to 1). Click a bar to open that {level} below."
+        f"Each bar is one {level}: in colour the alpha of the spans that lie inside it (these and the spans "
+        f"crossing {level}s sum to 1), in grey the alpha of spans that cross into it from a neighbour. "
+        f"Click a bar to open that {level} below."
     )
 
     st.subheader("Top spans")
@@ -130,8 +134,8 @@ def render_document(document: Document, directory: str) -> None:
         hide_index=True,
         column_config={"alpha": st.column_config.ProgressColumn("alpha", format="%.4f", min_value=0.0, max_value=1.0)},
     )
-    with st.container(height=260):
-        st.html(document_highlight_html(document, spans))
+    with st.container(height=300):
+        st.html(document_highlight_html(document, spans, paragraphs))
 
     explanation = document.part(chosen, level)
     bars_slot.plotly_chart(probability_figure(explanation), config=PLOT_CONFIG, key="doc_probabilities")
@@ -157,8 +161,12 @@ def render_part(
     units = groups.word_of_token if groups is not None else np.arange(explanation.num_tokens)
     count = int(units[-1]) + 1 if len(units) else 1
     view = None
-    if count > MAX_GRID_UNITS:
-        start = st.slider("Viewport (first unit)", 0, count - MAX_GRID_UNITS, 0, key=f"doc_view_{count}")
+    if count > MAX_GRID_UNITS:  # the viewport opens on the part's highest-alpha span
+        best = explanation.top_spans(1)
+        near = max(0, min(int(units[best[0].start_token]) - 10, count - MAX_GRID_UNITS)) if best else 0
+        start = st.slider(
+            "Viewport (first unit)", 0, count - MAX_GRID_UNITS, near, key=f"doc_view_{level}_{chosen}_{count}"
+        )
         view = grid_view(count, start)
     lo, hi = view if view is not None else (0, count)
     shown = np.flatnonzero((units >= lo) & (units < hi))
@@ -192,7 +200,7 @@ def render_part(
             "Layer", list(range(layers)), index=layers - 1, key="doc_attn_layer", format_func=lambda i: str(i + 1)
         )
         head = a3.selectbox("Head", list(range(heads)), key="doc_attn_head", format_func=lambda i: str(i + 1))
-        figure = part_attention_figure(window, token_lo, token_hi, aggregate, int(layer), int(head))
+        figure = part_attention_figure(window, window_index + 1, token_lo, token_hi, aggregate, int(layer), int(head))
         st.plotly_chart(figure, key="doc_attention", config=PLOT_CONFIG, theme=None)
         st.caption(
             "The encoder's raw self-attention from a forward pass of the window alone, cut to [CLS] and this "
