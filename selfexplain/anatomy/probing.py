@@ -96,6 +96,42 @@ def cache_hidden_states(
     )
 
 
+def fit_probes(
+    x: torch.Tensor, y: torch.Tensor, tests: torch.Tensor, l2: float = 1e-3, steps: int = 200
+) -> torch.Tensor:
+    """Correct test predictions ``[K]`` of K logistic regressions fitted at once on ``x`` ``[n, H]``,
+    ``y`` ``[n]``: regression ``k`` trains on ``~tests[k]`` and is scored on ``tests[k]`` (``tests``
+    ``[K, n]`` bool). Inputs are standardised with each regression's own train mean and std; the K
+    losses are summed and Adam acts per element, so each is fitted as if alone (one matmul a step)."""
+    train = (~tests).to(torch.float64)
+    count = train.sum(1, keepdim=True)  # [K, 1]
+    wide = x.to(torch.float64)
+    mean = train @ wide / count  # [K, H]
+    variance = (train @ wide.square() - count * mean.square()) / (count - 1).clamp_min(1)
+    std, mean = variance.clamp_min(0).sqrt().clamp_min(1e-6).float(), mean.float()
+    share = (train / count).float()  # [K, n]: each regression's mean loss over its train rows
+    classes = int(y.max()) + 1
+    weight = torch.zeros(tests.shape[0], x.shape[1], classes, requires_grad=True)
+    bias = torch.zeros(tests.shape[0], classes, requires_grad=True)
+    optimiser = torch.optim.Adam([weight, bias], lr=0.05)
+
+    def logits() -> torch.Tensor:  # [K, n, C] = ((x - mean_k) / std_k) @ W_k + b_k
+        scaled = weight / std[:, :, None]
+        return (
+            torch.einsum("nh,khc->knc", x, scaled) - torch.einsum("kh,khc->kc", mean, scaled)[:, None] + bias[:, None]
+        )
+
+    for _ in range(steps):
+        optimiser.zero_grad()
+        loss = torch.nn.functional.cross_entropy(
+            logits().reshape(-1, classes), y.repeat(tests.shape[0]), reduction="none"
+        )
+        (share.reshape(-1) @ loss + l2 * weight.square().sum()).backward()
+        optimiser.step()
+    with torch.no_grad():
+        return ((logits().argmax(-1) == y) & tests).sum(1)
+
+
 def train_probe(
     x_train: torch.Tensor,
     y_train: torch.Tensor,
@@ -105,19 +141,9 @@ def train_probe(
     steps: int = 200,
 ) -> float:
     """Test accuracy of a logistic regression fit on ``x_train`` ``[n, H]`` / ``y_train`` ``[n]``."""
-    mean, std = x_train.mean(0), x_train.std(0).clamp_min(1e-6)
-    xtr, xte = (x_train - mean) / std, (x_test - mean) / std
-    classes = int(max(y_train.max(), y_test.max())) + 1
-    weight = torch.zeros(xtr.shape[1], classes, requires_grad=True)
-    bias = torch.zeros(classes, requires_grad=True)
-    optimiser = torch.optim.Adam([weight, bias], lr=0.05)
-    for _ in range(steps):
-        optimiser.zero_grad()
-        loss = torch.nn.functional.cross_entropy(xtr @ weight + bias, y_train) + l2 * weight.pow(2).sum()
-        loss.backward()
-        optimiser.step()
-    with torch.no_grad():
-        return float(((xte @ weight + bias).argmax(1) == y_test).float().mean())
+    tests = torch.cat([torch.zeros(len(y_train), dtype=torch.bool), torch.ones(len(y_test), dtype=torch.bool)])
+    correct = fit_probes(torch.cat([x_train, x_test]), torch.cat([y_train, y_test]), tests[None], l2, steps)
+    return float(correct[0]) / len(y_test)
 
 
 def _split(count: int, test_fraction: float, seed: int) -> torch.Tensor:
@@ -177,12 +203,9 @@ def probe_by_layer(
         tests = [test for test in tests if test.any() and not test.all()]
         if not tests:
             continue
-        correct, tested = 0.0, torch.zeros_like(tests[0])
-        for test in tests:
-            torch.manual_seed(seed)
-            correct += train_probe(x[layer][~test], y[~test], x[layer][test], y[test]) * int(test.sum())
-            tested |= test
-        scored = y[tested]
+        masks = torch.stack(tests)  # [K, n]: disjoint test sets
+        correct = int(fit_probes(x[layer], y, masks).sum())
+        scored = y[masks.any(0)]
         rows.append(
             {
                 "task": task,
