@@ -100,7 +100,8 @@ def show(rows: list[dict], plausibility: pd.DataFrame | None = None) -> None:
     tau = summary.tau_matrix(rows)
     st.plotly_chart(figures.tau_figure(tau), key="tau")
     st.caption(
-        "How alike two methods rank the words (Kendall tau): 1 = the same order, 0 = unrelated, -1 = reversed. "
+        "How alike two methods rank the words (Kendall tau; rows name the methods, columns are the same methods "
+        "by number): 1 = the same order, 0 = unrelated, -1 = reversed. "
         "Agreement is not faithfulness: two methods can agree and both be wrong."
     )
     alpha = summary.alpha_table(rows)

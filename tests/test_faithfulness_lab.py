@@ -73,7 +73,8 @@ def test_resume_after_a_kill_matches_an_uninterrupted_run(tiny_explainer, tmp_pa
     flips = figures.flip_figure(summary.flip_table(whole))
     assert [t.name.replace("<br>", " ") for t in flips.data] == names
     heat = figures.tau_figure(tau).data[0]
-    assert heat.z.shape == (4, 4) and [x.replace("<br>", " ") for x in heat.x] == names
+    assert heat.z.shape == (4, 4) and list(heat.x) == ["1", "2", "3", "4"]
+    assert [y.replace("<br>", " ") for y in heat.y] == [f"{n} ({i})" for i, n in enumerate(names, start=1)]
     drill = summary.drilldown_table(whole[0])
     assert len(drill) == 4 and all(isinstance(t, str) for t in drill["top tokens"])
 

@@ -50,7 +50,8 @@ def test_page_runs_a_small_experiment(tiny_model_dir: Path) -> None:
     curves, flips, tau = (c["data"] for c in charts)
     assert shown_names([t["name"] for t in curves]) == NAMES
     assert shown_names([t["name"] for t in flips]) == NAMES
-    assert shown_names(tau[0]["x"]) == NAMES and shown_names(tau[0]["y"]) == NAMES
+    assert shown_names(tau[0]["y"]) == ["Self-explaining alpha (1)", "Leave-one-out (2)", "Random (3)"]
+    assert tau[0]["x"] == ["1", "2", "3"] and "Leave-one-out vs Random" in tau[0]["customdata"][1][2]
     alpha = next(d.value for d in at.dataframe if "Test" in d.value.columns)
     assert set(alpha["Better"]) <= {"higher", "lower", ""} and "lower" in set(alpha["Better"])
     at.selectbox(key="drill").set_value(1).run()

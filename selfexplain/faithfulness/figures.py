@@ -26,37 +26,55 @@ def curve_figure(curves: pd.DataFrame) -> go.Figure:
         )
     fig.update_xaxes(title="share of tokens removed (most important first)", tickformat=".0%")
     fig.update_yaxes(title="probability of the predicted class")
-    return apply_layout(fig, "Probability as top tokens are removed (falls faster = more faithful)")
+    fig.update_layout(legend={"orientation": "h", "yanchor": "top", "y": -0.25, "x": 0})
+    height = 440 + 26 * len(fig.data)  # the legend sits under the plot, one method a line at half width
+    return apply_layout(fig, "Probability as top tokens are removed (falls faster = more faithful)", height)
 
 
 def flip_figure(flips: pd.DataFrame) -> go.Figure:
     """Distribution of the fraction of tokens removed before the decision flips, one box per method."""
     fig = go.Figure()
-    for name, part in flips.groupby("explainer", sort=False):
-        fig.add_trace(go.Box(y=part["flip_fraction"], name=axis_label(str(name)), boxmean=True, showlegend=False))
-    fig.update_yaxes(title="share removed until the label flips (1 = never)", range=[0, 1.02], tickformat=".0%")
-    return apply_layout(fig, f"{METRICS['flip_fraction'].name} ({METRICS['flip_fraction'].direction})")
+    groups = list(flips.groupby("explainer", sort=False))
+    for name, part in groups:
+        fig.add_trace(
+            go.Box(
+                x=part["flip_fraction"],
+                name=axis_label(str(name), width=30),
+                boxmean=True,
+                orientation="h",
+                showlegend=False,
+            )
+        )
+    fig.update_xaxes(title="share removed until the label flips (1 = never)", range=[0, 1.02], tickformat=".0%")
+    fig.update_yaxes(autorange="reversed")
+    title = f"{METRICS['flip_fraction'].name} ({METRICS['flip_fraction'].direction})"
+    return apply_layout(fig, title, height=max(420, 120 + 48 * len(groups)))
 
 
 def tau_figure(tau: pd.DataFrame) -> go.Figure:
-    """Heatmap of the mean Kendall tau between methods (1 = same ranking, 0 = unrelated, -1 = reversed)."""
+    """Heatmap of the mean Kendall tau between methods (1 = same ranking, 0 = unrelated, -1 = reversed):
+    method names on the rows with a number, the columns by that number (names in the hover)."""
+    names = [escape_text(method_label(str(n))) for n in tau.columns]
+    rows = [f"{axis_label(str(n), width=36)} ({i})" for i, n in enumerate(tau.index, start=1)]
+    numbers = [str(i) for i in range(1, len(tau.columns) + 1)]
     fig = go.Figure(
         go.Heatmap(
             z=tau.values,
-            x=[axis_label(str(n)) for n in tau.columns],
-            y=[axis_label(str(n), width=36) for n in tau.index],
+            x=numbers,
+            y=rows,
             zmin=-1,
             zmax=1,
             colorscale=DIFFERENCE_SCALE,
             colorbar={"title": "Kendall tau"},
             text=tau.round(2).values,
             texttemplate="%{text}",
-            hovertemplate="%{y}<br>vs %{x}<br>tau %{z:.2f}<extra></extra>",
+            customdata=[[f"{escape_text(method_label(str(r)))} vs {c}" for c in names] for r in tau.index],
+            hovertemplate="%{customdata}<br>tau %{z:.2f}<extra></extra>",
         )
     )
     fig.update_yaxes(autorange="reversed")
-    fig.update_xaxes(tickangle=0)
-    return apply_layout(fig, "Do the methods rank tokens alike? (mean Kendall tau)", height=160 + 52 * len(tau))
+    fig.update_xaxes(title="the same methods, by their number", side="bottom")
+    return apply_layout(fig, "Do the methods rank tokens alike? (mean Kendall tau)", height=200 + 52 * len(tau))
 
 
 def summary_bar_figure(summary: pd.DataFrame, metric: str) -> go.Figure:
