@@ -57,7 +57,7 @@ def main() -> None:
         if model.config.head != "span":
             from selfexplain.evaluation import predict_examples
 
-            result = predict_examples(model.model, model.tokenizer, examples, progress=False)
+            result = predict_examples(model, examples, progress=False)
             summary = {"examples": float(len(examples)), "accuracy": float(result.accuracy or 0.0)}
         else:
             summary = summarise(measure_examples(model, examples, progress=False))

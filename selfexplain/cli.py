@@ -207,9 +207,7 @@ def run_eval(args: argparse.Namespace) -> int:
     config = explainer.model.config
     examples = read_model_examples(args, args.data, config.label_names)
     check_lengths(examples, str(args.data))
-    result = predict_examples(
-        explainer.model, explainer.tokenizer, examples, args.batch_size, not args.no_progress, windows=True
-    )
+    result = predict_examples(explainer, examples, args.batch_size, not args.no_progress, windows=True)
     if args.predictions is not None:
         args.predictions.parent.mkdir(parents=True, exist_ok=True)
         with args.predictions.open("w", encoding="utf-8") as handle:

@@ -9,16 +9,15 @@ words, ``C`` common words, ``V`` compared items (spans or words).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
-import torch
 
 from selfexplain.config import ModelConfig
 from selfexplain.errors import InvalidInputError
-from selfexplain.explainers import Instance, get_explainer
-from selfexplain.explanation import Explanation, Token
+from selfexplain.explainers import get_method
+from selfexplain.explanation import Explanation
 from selfexplain.pipeline import SelfExplainer
 from selfexplain.words import WordView, group_view, word_view
 
@@ -128,56 +127,32 @@ def default_partner(first: str, known: dict[str, Path]) -> str | None:
     return next((name for name in sorted(known) if name != first and pair_flag(name) == wanted), None)
 
 
-def fit_both(models: tuple[SelfExplainer, SelfExplainer], text: str, pair: str | None) -> tuple[str, str | None, bool]:
+def fit_both(
+    explainers: tuple[SelfExplainer, SelfExplainer], text: str, pair: str | None
+) -> tuple[str, str | None, bool]:
     """Cut the input so it fits one encoder window of every model (a prefix of each text).
     Returns ``(text, pair, truncated)``."""
     cut = False
-    for model in models:
-        text, pair, truncated = model.truncate_to_fit(text, pair)
+    for explainer in explainers:
+        text, pair, truncated = explainer.truncate_to_fit(text, pair)
         cut = cut or truncated
     return text, pair, cut
 
 
-def explain_side(model: SelfExplainer, text: str, pair: str | None = None) -> Side:
+def explain_side(explainer: SelfExplainer, text: str, pair: str | None = None) -> Side:
     """Explain one input that fits one window. A span model gives its :class:`Explanation`; a
     baseline gives one with no spans, its attention maps and gradient x input token scores."""
-    if model.config.head == "span":
-        return Side(model.explain(text, pair, attentions=True))
-    if model.config.pair != (pair is not None):
-        raise InvalidInputError(f"model {model.name!r} takes {'a pair of texts' if model.config.pair else 'one text'}")
-    batch, output = model.forward([text], [pair] if pair is not None else None, attentions=True)
-    positions = np.flatnonzero(batch.token_mask[0].numpy())
-    probabilities = torch.softmax(output.logits[0].float(), dim=-1).cpu().numpy()
-    instance = Instance(text, pair, batch, output, positions, probabilities, int(np.argmax(probabilities)))
-    with model.lock:  # the gradient pass runs the model too
-        gradient = get_explainer("grad_x_input").attribute(model, instance)
-    sources, segments = (text, pair or ""), batch.segment_ids[0].tolist()
-    tokens = [
-        Token(sources[segments[p]][slice(*batch.offsets[0][p])], *batch.offsets[0][p], segments[p], batch.tokens[0][p])
-        for p in positions.tolist()
-    ]
+    if explainer.config.head == "span":
+        return Side(explainer.explain(text, pair, attentions=True))
+    instance = explainer.instance(text, pair)
+    batch = instance.batch
+    with explainer.lock:  # the gradient pass runs the model too
+        gradient = get_method("grad_x_input").attribute(explainer, instance)
     fast = batch.word_start is not None  # a fast tokenizer gives its pre-tokenizer words
-    words = np.cumsum(batch.word_start[0, positions].numpy()) - 1 if fast else None
-    length = int(batch.attention_mask[0].sum())
-    maps = None
-    if output.attentions:
-        maps = torch.stack([layer[0, :, :length, :length] for layer in output.attentions]).float().cpu().numpy()
-    count = len(tokens)
-    explanation = Explanation(
-        text=text,
-        pair=pair,
-        tokens=tuple(tokens),
-        label_names=tuple(model.config.label_names),
-        probabilities=probabilities,
-        alpha=np.zeros((count, count)),
-        span_mask=np.zeros((count, count), dtype=bool),
-        model_name=model.name,
-        attention_tokens=tuple(batch.tokens[0][:length]),
-        token_positions=positions,
-        attentions=maps,
-        span_unit="piece",  # no spans mark word starts; Side.words holds the tokenizer's words
-    )
-    return Side(explanation, model.config.head, gradient, words)
+    words = np.cumsum(batch.word_start[0, instance.positions].numpy()) - 1 if fast else None
+    # no spans mark word starts; Side.words holds the tokenizer's words
+    explanation = replace(instance.explanation, span_unit="piece")
+    return Side(explanation, explainer.config.head, gradient, words)
 
 
 def _keys(extents: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:

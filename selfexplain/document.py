@@ -19,6 +19,7 @@ import numpy as np
 from selfexplain.document_parts import DocumentParts, PartLevel, split_parts
 from selfexplain.errors import InvalidInputError
 from selfexplain.explanation import Explanation, Span, Token
+from selfexplain.inputs.positions import dense_alpha
 from selfexplain.limits import DENSE_MAX_TOKENS
 
 
@@ -183,10 +184,7 @@ class Document:
                 f"the text has {count:,} tokens; a dense explanation stops at {DENSE_MAX_TOKENS:,} "
                 "(use explain_document)"
             )
-        alpha = np.zeros((count, count), dtype=np.float32)
-        mask = np.zeros((count, count), dtype=bool)
-        alpha[self.starts, self.ends] = self.alpha
-        mask[self.starts, self.ends] = True
+        alpha, mask = dense_alpha(count, self.starts, self.ends, self.alpha, np.float32)
         return Explanation(
             text=self.text,
             pair=None,

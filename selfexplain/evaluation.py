@@ -1,25 +1,21 @@
-"""Batched prediction and accuracy over a list of examples."""
+"""Batched prediction and accuracy over a list of examples, through a :class:`SelfExplainer`."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 from tqdm.auto import tqdm
-from transformers import PreTrainedTokenizerBase
 
 from selfexplain.data import Example
-from selfexplain.encoding import encode
-from selfexplain.model import SelfExplainingModel
-from selfexplain.windows import plan_windows
+from selfexplain.inputs import EncodedBatch, WindowPlan
 
-
-def length_sorted_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
-    """Index batches of similar length (less padding), in input order of their first item."""
-    order = np.argsort(np.asarray(lengths), kind="stable")
-    return [order[i : i + batch_size].tolist() for i in range(0, len(order), batch_size)]
+if TYPE_CHECKING:
+    from selfexplain.pipeline import SelfExplainer
 
 
 @dataclass(frozen=True)
@@ -40,51 +36,40 @@ class Predictions:
         return float((self.predicted == self.labels).mean())
 
 
-@torch.no_grad()
 def predict_examples(
-    model: SelfExplainingModel,
-    tokenizer: PreTrainedTokenizerBase,
+    explainer: SelfExplainer,
     examples: Sequence[Example],
     batch_size: int = 64,
     progress: bool = True,
     description: str = "predict",
     windows: bool = False,
     max_length: int | None = None,
+    uniform_alpha: bool = False,
 ) -> Predictions:
-    """Class probabilities for every example. Inputs over ``max_length`` tokens (default:
-    the model's) are truncated, or with ``windows`` (single texts) read in windows."""
-    model.eval()
-    device = next(model.parameters()).device
-    limit = max_length or model.config.max_length
-    lengths = [len(e.text) + len(e.pair or "") for e in examples]
-    probabilities = np.zeros((len(examples), model.config.num_labels), dtype=np.float32)
-    long: set[int] = set()
-    if windows and not model.config.pair:
-        room = limit - tokenizer.num_special_tokens_to_add(pair=False)
-        long = {
-            i for i, e in enumerate(examples) if len(tokenizer(e.text, add_special_tokens=False)["input_ids"]) > room
-        }
-    short = [i for i in range(len(examples)) if i not in long]
-    batches = [[short[k] for k in b] for b in length_sorted_batches([lengths[i] for i in short], batch_size)]
-    batches += [[i] for i in sorted(long)]
-    for index in tqdm(batches, desc=description, disable=not progress):
-        chunk = [examples[i] for i in index]
-        if index[0] in long:
-            plan = plan_windows(
-                tokenizer,
-                chunk[0].text,
-                limit,
-                model.config.window_stride,
-                model.config.max_span_width,
-                model.config.span_unit,
-            )
-            inputs = (plan.input_ids, plan.attention_mask, plan.token_mask, plan.span_starts, plan.span_ends)
-            logits = model.forward_windows(*(t.to(device) for t in inputs)).logits
-        else:
-            pairs = [e.pair or "" for e in chunk] if model.config.pair else None
-            batch = encode(tokenizer, [e.text for e in chunk], pairs, limit)
-            logits = model(**batch.model_inputs(device)).logits
-        probabilities[index] = torch.softmax(logits.float(), dim=-1).cpu().numpy()
+    """Class probabilities ``[E, C]`` for every example, each tokenised once. Inputs over ``max_length``
+    tokens (default: the model's ``max_length``) are cut to fit, or with ``windows`` (single texts)
+    read in windows. ``uniform_alpha`` replaces alpha by the uniform distribution over the valid spans."""
+    config = explainer.config
+    pairs = [e.pair or "" for e in examples] if config.pair else None
+    long = "windows" if windows and not config.pair else "truncate"
+    window = max_length or config.max_length
+    plan = explainer.plan([e.text for e in examples], pairs, long, batch_size=batch_size, window=window)
+    jobs: list[tuple[list[int], EncodedBatch | WindowPlan]] = list(plan.batches)
+    jobs += [([i], plan.windows[i]) for i in sorted(plan.windows)]
+    probabilities = np.zeros((len(examples), config.num_labels), dtype=np.float32)
+    layer = explainer.model.span_layer if uniform_alpha else None
+    # the uniform switch is model state: with it, nobody else may run until it is switched back
+    with explainer.lock if layer is not None else nullcontext():
+        saved = layer.uniform if layer is not None else False
+        try:
+            if layer is not None:
+                layer.uniform = True
+            for index, inputs in tqdm(jobs, desc=description, disable=not progress):
+                logits = explainer.run(inputs).logits
+                probabilities[index] = torch.softmax(logits.float(), dim=-1).cpu().numpy()
+        finally:
+            if layer is not None:
+                layer.uniform = saved
     labels = [e.label for e in examples]
     has_labels = all(label is not None for label in labels)
     return Predictions(probabilities, np.asarray(labels) if has_labels else None)

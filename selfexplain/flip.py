@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from selfexplain.explainers.base import prepare
 from selfexplain.explainers.occlusion import predict_kept
 from selfexplain.faithfulness.alpha_tests import softmax, span_view
 from selfexplain.pipeline import SelfExplainer
@@ -72,15 +71,15 @@ def smallest_flip(alpha: np.ndarray, contributions: np.ndarray, bias: np.ndarray
     return order[bits[int(np.argmax(flips))]]
 
 
-def flip_certificate(model: SelfExplainer, text: str, pair: str | None = None) -> FlipCertificate | None:
-    """The certificate for one input (that fits one encoder window), or None when no set of the top
-    :data:`MAX_FLIP_SPANS` spans flips the decision."""
-    instance = prepare(model, text, pair)
-    view = span_view(model, instance)
+def flip_certificate(explainer: SelfExplainer, text: str, pair: str | None = None) -> FlipCertificate | None:
+    """The certificate for one input (a single text longer than one window is read in windows), or
+    None when no set of the top :data:`MAX_FLIP_SPANS` spans flips the decision."""
+    instance = explainer.instance(text, pair)
+    view = span_view(explainer, instance)
     chosen = smallest_flip(view.alpha, view.contributions, view.bias, MAX_FLIP_SPANS)
     if chosen is None:
         return None
-    names = list(model.config.label_names)
+    names = list(explainer.config.label_names)
     ranked = np.argsort(-view.alpha, kind="stable")
     rank_of = np.empty_like(ranked)
     rank_of[ranked] = np.arange(1, ranked.size + 1)
@@ -91,7 +90,7 @@ def flip_certificate(model: SelfExplainer, text: str, pair: str | None = None) -
     keep = np.ones(instance.num_tokens, dtype=bool)
     for position in chosen.tolist():  # at most 20 spans
         keep[view.starts[position] : view.ends[position] + 1] = False
-    deleted = predict_kept(model, instance, keep[None, :])[0]
+    deleted = predict_kept(explainer, instance, keep[None, :])[0]
     return FlipCertificate(
         ranks=tuple(sorted(int(rank_of[p]) for p in chosen)),
         label=names[int(np.argmax(probabilities))],

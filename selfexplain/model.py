@@ -34,8 +34,9 @@ class ModelOutput:
     logits ``[B, C]``; for the span head, alpha/span_logits/span_valid ``[B, S]``
     over the slots ``span_starts``/``span_ends`` ``[S]`` (positions in the
     encoder's sequence); attentions: per layer ``[B, heads, N, N]``;
-    hidden_states: per layer (embeddings first) ``[B, N, H]``; loss a scalar
-    when labels were given.
+    hidden_states: per layer (embeddings first) ``[B, N, H]``; span_inputs: the
+    token vectors the span layer read ``[B, N, H]`` (windows: ``[1, Wn * n, H]``,
+    the slots of ``span_starts``); loss a scalar when labels were given.
     """
 
     logits: torch.Tensor
@@ -46,6 +47,7 @@ class ModelOutput:
     span_ends: torch.Tensor | None = None
     attentions: tuple[torch.Tensor, ...] | None = None
     hidden_states: tuple[torch.Tensor, ...] | None = None
+    span_inputs: torch.Tensor | None = None
     loss: torch.Tensor | None = None
 
 
@@ -168,13 +170,14 @@ class SelfExplainingModel(nn.Module):
             starts, ends = span_index(hidden.shape[1], self.config.max_span_width, hidden.device)
             if self.config.span_unit == "word":
                 if word_start is None or word_end is None:
-                    raise ValueError("a word-level model needs word_start and word_end (see selfexplain.encoding)")
+                    raise ValueError("a word-level model needs word_start and word_end (see selfexplain.inputs)")
                 valid = span_validity(token_mask, segment_ids, starts, ends, word_start, word_end)
             else:
                 valid = span_validity(token_mask, segment_ids, starts, ends)
             spans = self.span_layer(hidden, valid, starts, ends)
             pooled, alpha = spans.pooled, spans.alpha
             extras.update(alpha=alpha, span_logits=spans.logits, span_valid=valid, span_starts=starts, span_ends=ends)
+            extras["span_inputs"] = hidden
         elif self.config.head == "cls":
             pooled = self.family.summary_vectors(hidden, attention_mask)
         else:
@@ -196,7 +199,7 @@ class SelfExplainingModel(nn.Module):
         """One long text as ``Wn`` encoder windows ``[Wn, n]``; one prediction ``[1, C]``.
 
         ``span_starts``/``span_ends`` ``[S]`` are flat slot positions ``w * n + p``
-        (see :mod:`selfexplain.windows`): every window's token vectors are laid
+        (see :mod:`selfexplain.inputs.windows`): every window's token vectors are laid
         end to end and all spans share one softmax and one weighted sum.
         """
         layer = self.config.encoder_layer
@@ -218,7 +221,7 @@ class SelfExplainingModel(nn.Module):
             valid = torch.ones(1, span_starts.numel(), dtype=torch.bool, device=hidden.device)
             spans = self.span_layer(flat, valid, span_starts, span_ends)
             pooled, alpha = spans.pooled, spans.alpha
-            extras = {"alpha": alpha, "span_logits": spans.logits, "span_valid": valid}
+            extras = {"alpha": alpha, "span_logits": spans.logits, "span_valid": valid, "span_inputs": flat}
             extras.update(span_starts=span_starts, span_ends=span_ends)
         elif self.config.head == "cls":
             pooled = self.family.summary_vectors(hidden, attention_mask).mean(dim=0, keepdim=True)

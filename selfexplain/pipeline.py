@@ -7,7 +7,7 @@ model directories can be named with the ``SELFEXPLAIN_MODELS_DIR`` variable.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -16,11 +16,29 @@ from transformers import PreTrainedTokenizerBase
 
 from selfexplain.checkpoint import load_model_directory
 from selfexplain.config import ModelConfig
+from selfexplain.data import Example
 from selfexplain.document import Document, WindowAttention
-from selfexplain.encoding import EncodedBatch, InputTooLongError, encode
 from selfexplain.errors import InvalidInputError
-from selfexplain.explanation import Explanation, Token
+from selfexplain.evaluation import predict_examples
+from selfexplain.explanation import Explanation
 from selfexplain.families import prepare_tokenizer
+from selfexplain.inputs import (
+    EncodedBatch,
+    InputPlan,
+    LongInputs,
+    TokenisedText,
+    WindowPlan,
+    WindowSettings,
+    inner_size,
+    plan_inputs,
+    plan_tokens,
+    tokenise,
+    tokenise_inputs,
+    window_starts,
+)
+from selfexplain.inputs.tokens import fit_text
+from selfexplain.inputs.windows import check_plan, single_window
+from selfexplain.instance import Instance, run_instance
 from selfexplain.limits import DEFAULT_MAX_INPUT_CHARS, DENSE_MAX_TOKENS, limit_hint, max_input_chars, max_spans
 from selfexplain.model import EncoderPrecision, ModelOutput, SelfExplainingModel
 from selfexplain.model_folders import (
@@ -31,7 +49,7 @@ from selfexplain.model_folders import (
     resolve_model,
     restricted,
 )
-from selfexplain.windows import inner_size, plan_windows, tokenise, window_rows, window_starts
+from selfexplain.readout import ReadoutInfo, document_of, explanation_of
 
 MAX_INPUT_CHARS = DEFAULT_MAX_INPUT_CHARS  # the default; the limit in force is max_input_chars()
 # the folder helpers live in model_folders; callers import them from here
@@ -40,7 +58,10 @@ __all__ += ["DENSE_MAX_TOKENS", "MAX_INPUT_CHARS", "SelfExplainer", "load_model"
 
 
 class SelfExplainer:
-    """A loaded model with its tokenizer; turns text into :class:`Explanation` objects."""
+    """A loaded model with its tokenizer; turns text into :class:`Explanation` objects.
+
+    :meth:`run` is the only place in the package that calls the model (training, which trains a
+    model object of its own, aside): every forward pass takes :attr:`lock` there."""
 
     def __init__(
         self, model: SelfExplainingModel, tokenizer: PreTrainedTokenizerBase, directory: Path | None = None
@@ -61,6 +82,10 @@ class SelfExplainer:
         return self.config.name or (self.directory.name if self.directory else "model")
 
     @property
+    def device(self) -> torch.device:
+        return next(self.model.parameters()).device
+
+    @property
     def max_tokens(self) -> int:
         """The longest input in tokens, special tokens included."""
         positions = getattr(self.model.encoder.config, "max_position_embeddings", 512)
@@ -70,12 +95,17 @@ class SelfExplainer:
             int(getattr(self.tokenizer, "model_max_length", 0) or self.config.max_length),
         )
 
-    def check_input(self, text: str, pair: str | None) -> None:
-        """Raise :class:`InvalidInputError` for empty, over-long or mismatched inputs."""
-        if self.config.head != "span":
-            raise InvalidInputError(
-                f"model {self.name!r} is a {self.config.head} baseline and gives no span explanation"
-            )
+    @property
+    def window_settings(self) -> WindowSettings:
+        """How this model lays out a long text: its window stride, span width and span unit."""
+        return WindowSettings.of(self.config)
+
+    @property
+    def readout(self) -> ReadoutInfo:
+        return ReadoutInfo(tuple(self.config.label_names), self.name, self.config.span_unit)
+
+    def check_text(self, text: str, pair: str | None) -> None:
+        """Raise :class:`InvalidInputError` for empty, over-long or mismatched inputs (any head)."""
         limit = max_input_chars()
         for label, value in (("text", text), ("second text", pair)):
             if value is None:
@@ -86,74 +116,89 @@ class SelfExplainer:
                 raise InvalidInputError(
                     f"the {label} has {len(value):,} characters; the limit is {limit:,} ({limit_hint()} to raise it)"
                 )
-        if self.config.pair and pair is None:
+        if self.config.pair != (pair is not None):
+            wanted = "a pair of texts (premise and hypothesis); give the second text" if self.config.pair else None
+            raise InvalidInputError(f"model {self.name!r} takes {wanted or 'a single text, not a pair'}")
+
+    def check_input(self, text: str, pair: str | None) -> None:
+        """:meth:`check_text`, and refuse a baseline head (it gives no span explanation)."""
+        if self.config.head != "span":
             raise InvalidInputError(
-                f"model {self.name!r} takes a pair of texts (premise and hypothesis); give the second text"
+                f"model {self.name!r} is a {self.config.head} baseline and gives no span explanation"
             )
-        if not self.config.pair and pair is not None:
-            raise InvalidInputError(f"model {self.name!r} takes a single text, not a pair")
+        self.check_text(text, pair)
+
+    def run(
+        self,
+        inputs: EncodedBatch | WindowPlan | Mapping[str, torch.Tensor],
+        attentions: bool = False,
+        hidden_states: bool = False,
+        grad: bool = False,
+        embeds: torch.Tensor | None = None,
+    ) -> ModelOutput:
+        """The one forward pass of the package, under :attr:`lock`.
+
+        ``inputs``: a batch ``[B, N]`` (an :class:`EncodedBatch` or the model's keyword tensors), or
+        the :class:`WindowPlan` of one long text (read with fused attention: no attention maps or
+        hidden states). ``embeds`` ``[K, N, H]`` replaces the word embeddings of a one-row batch,
+        which is repeated ``K`` times. ``grad`` keeps the autograd graph (gradients of the output
+        with respect to ``embeds`` or the attention maps); otherwise no graph is built.
+        """
+        device = self.device
+        with self.lock, torch.set_grad_enabled(grad):
+            if isinstance(inputs, WindowPlan):
+                if attentions or hidden_states or embeds is not None:
+                    raise ValueError("windows return no attention maps or hidden states and take no embeddings")
+                with self.model.fused_attention():  # no attention maps are needed here
+                    return self.model.forward_windows(**inputs.model_inputs(device))
+            if isinstance(inputs, EncodedBatch):
+                tensors = inputs.model_inputs(device)
+            else:
+                tensors = {k: v.to(device) for k, v in inputs.items()}
+            if embeds is not None:
+                tensors = {k: v.expand(embeds.shape[0], -1) for k, v in tensors.items()}
+            return self.model(
+                **tensors, output_attentions=attentions, output_hidden_states=hidden_states, inputs_embeds=embeds
+            )
+
+    def plan(
+        self,
+        texts: Sequence[str],
+        pairs: Sequence[str] | None = None,
+        long: LongInputs = "windows",
+        batch_size: int | None = None,
+        window: int | None = None,
+    ) -> InputPlan:
+        """Tokenise the inputs once and plan their forward passes (:func:`~selfexplain.inputs.plan_inputs`)
+        at :attr:`max_tokens` (or ``window``) with this model's stride, span width and span unit."""
+        window = window or self.max_tokens
+        return plan_inputs(self.tokenizer, texts, pairs, window, long, self.window_settings, batch_size)
+
+    def encode(self, texts: Sequence[str], pairs: Sequence[str] | None = None) -> EncodedBatch:
+        """One batch of inputs that each fit :attr:`max_tokens` (:class:`InputTooLongError` otherwise)."""
+        return self.plan(texts, pairs, long="refuse").batches[0][1]
+
+    def window_plan(self, tokens: TokenisedText) -> WindowPlan:
+        """A text's tokens laid out in this model's windows (a perturbed long text, for example)."""
+        return plan_tokens(self.tokenizer, tokens, self.max_tokens, **vars(self.window_settings))
 
     def truncate_to_fit(self, text: str, pair: str | None = None) -> tuple[str, str | None, bool]:
-        """Cut ``text`` (and ``pair``) at a token boundary so the input fits :attr:`max_tokens`.
+        """Cut ``text`` (and ``pair``) at a token boundary so the input fits :attr:`max_tokens`; returns
+        ``(text, pair, truncated)`` (see :func:`~selfexplain.inputs.tokens.fit_text`)."""
+        return fit_text(self.tokenizer, text, pair, self.max_tokens, max_input_chars())
 
-        Returns ``(text, pair, truncated)``; the cut keeps the start of each text.
-        """
-        pairs = [pair] if pair is not None else None
-        limit = max_input_chars()
-        full = encode(self.tokenizer, [text[:limit]], pairs, self.max_tokens, truncate=True)
-        if len(text) <= limit and (pair is None or len(pair) <= limit):
-            try:
-                encode(self.tokenizer, [text], pairs, self.max_tokens, truncate=False)
-                return text, pair, False
-            except InputTooLongError:
-                pass
-        ends = {0: 0, 1: 0}
-        for position, segment in enumerate(full.sequence_ids[0]):
-            if segment is not None:
-                ends[segment] = max(ends[segment], full.offsets[0][position][1])
-        return text[: ends[0]], (pair[: ends[1]] if pair is not None else None), True
-
-    @torch.no_grad()
-    def forward(
-        self, texts: Sequence[str], pairs: Sequence[str] | None = None, attentions: bool = False
-    ) -> tuple[EncodedBatch, ModelOutput]:
-        """Encode (refusing over-long inputs) and run the model once."""
-        batch = encode(self.tokenizer, texts, pairs, self.max_tokens, truncate=False)
-        if not bool(batch.token_mask.any(dim=1).all()):
-            raise InvalidInputError("the text has no tokens the model can read")
-        device = next(self.model.parameters()).device
-        with self.lock:
-            return batch, self.model(**batch.model_inputs(device), output_attentions=attentions)
+    def token_counts(self, texts: Sequence[str], pairs: Sequence[str] | None = None) -> list[int]:
+        """Tokens of each input, special tokens included (one batched tokenizer call)."""
+        return tokenise_inputs(self.tokenizer, texts, pairs).counts
 
     def predict(
         self, texts: Sequence[str], pairs: Sequence[str] | None = None, uniform_alpha: bool = False
     ) -> np.ndarray:
         """Predicted class index of each input ``[B]`` (long single texts in windows); with
         ``uniform_alpha`` alpha is replaced by the uniform distribution over the valid spans."""
-        from selfexplain.data import Example
-        from selfexplain.evaluation import predict_examples
-
         examples = [Example(t, pairs[i] if pairs is not None else None) for i, t in enumerate(texts)]
-        layer = self.model.span_layer
-        with self.lock:  # the uniform switch is model state: nobody else may run meanwhile
-            saved = layer.uniform if layer is not None else False
-            try:
-                if layer is not None:
-                    layer.uniform = saved or uniform_alpha
-                result = predict_examples(
-                    self.model, self.tokenizer, examples, progress=False, windows=not self.config.pair
-                )
-            finally:
-                if layer is not None:
-                    layer.uniform = saved
-        return result.predicted
-
-    def token_counts(self, texts: Sequence[str], pairs: Sequence[str] | None = None) -> list[int]:
-        """Tokens of each input, special tokens included (one batched tokenizer call)."""
-        if not texts:
-            return []
-        encoded = self.tokenizer(list(texts), list(pairs) if pairs is not None else None)["input_ids"]
-        return [len(ids) for ids in encoded]
+        windows = not self.config.pair
+        return predict_examples(self, examples, progress=False, windows=windows, uniform_alpha=uniform_alpha).predicted
 
     def explain(self, text: str, pair: str | None = None, attentions: bool = True) -> Explanation:
         """Explain one input; ``attentions`` adds every layer's attention maps.
@@ -164,152 +209,75 @@ class SelfExplainer:
         return self.explain_batch([text], [pair] if pair is not None else None, attentions)[0]
 
     def explain_batch(
-        self, texts: Sequence[str], pairs: Sequence[str] | None = None, attentions: bool = False
+        self,
+        texts: Sequence[str],
+        pairs: Sequence[str] | None = None,
+        attentions: bool = False,
+        long: LongInputs = "windows",
     ) -> list[Explanation]:
-        """Explain several inputs in one forward pass (long single texts in windows, one by one)."""
+        """Explain several inputs, each tokenised once: those that fit one window in one forward pass,
+        long single texts in windows one by one (``long="windows"``; a long pair is refused), or every
+        long input cut to fit (``long="truncate"``: its Explanation's text ends at the cut)."""
         for index, text in enumerate(texts):
             self.check_input(text, pairs[index] if pairs is not None else None)
-        counts = self.token_counts(texts) if pairs is None else [0] * len(texts)
-        long = [count > self.max_tokens for count in counts]
-        results = {i: self.explain_long(texts[i]) for i, is_long in enumerate(long) if is_long}
-        short = [i for i, is_long in enumerate(long) if not is_long]
-        if short:
-            sub_pairs = [pairs[i] for i in short] if pairs is not None else None
-            batch, output = self.forward([texts[i] for i in short], sub_pairs, attentions)
-            for b, i in enumerate(short):
-                results[i] = self._explanation(batch, output, b, texts[i], pairs[i] if pairs else None)
+        plan = self.plan(texts, pairs, long)
+        results = {
+            i: self.windowed(texts[i], windows, dense=True)[0].explanation() for i, windows in plan.windows.items()
+        }
+        for indices, batch in plan.batches:
+            if not bool(batch.token_mask.any(dim=1).all()):
+                raise InvalidInputError("the text has no tokens the model can read")
+            output = self.run(batch, attentions=attentions)
+            for row, i in enumerate(indices):
+                results[i] = explanation_of(batch, output, row, *plan.text_of(i), self.readout)
         return [results[i] for i in range(len(texts))]
 
     def explain_long(self, text: str) -> Explanation:
-        """A single text in overlapping windows of :attr:`max_tokens` (stride from the config), as a
-        dense :class:`Explanation` (the :class:`Document` of :meth:`explain_document`, made dense);
-        refused over :data:`~selfexplain.limits.DENSE_MAX_TOKENS` tokens."""
-        return self._windowed(text, dense=True).explanation()
+        """:meth:`explain_document` made dense; refused over :data:`~selfexplain.limits.DENSE_MAX_TOKENS` tokens."""
+        return self.windowed(text, None, dense=True)[0].explanation()
 
     def explain_document(self, text: str) -> Document:
         """A single text of any length up to the character limit, read in overlapping windows of
         :attr:`max_tokens` (stride from the config), with its spans kept sparse (see :class:`Document`)."""
-        return self._windowed(text, dense=False)
+        return self.windowed(text, None, dense=False)[0]
 
-    @torch.no_grad()
-    def _windowed(self, text: str, dense: bool) -> Document:
-        """The one route for windowed texts: plan the windows, check the sizes, one forward, a Document."""
+    def instance(self, text: str, pair: str | None = None, target: int | None = None) -> Instance:
+        """The input run once for the attribution methods and the lab (:func:`~selfexplain.instance.run_instance`);
+        ``target`` (default: the predicted class) is the class they explain."""
+        return run_instance(self, text, pair, target)
+
+    def windowed(self, text: str, plan: WindowPlan | None, dense: bool) -> tuple[Document, ModelOutput]:
+        """The one route for windowed texts: plan the windows (unless given), check the sizes, one
+        forward; the :class:`Document` and the forward's output (its alpha and span-layer inputs)."""
         self.check_input(text, None)
-        plan = plan_windows(
-            self.tokenizer,
-            text,
-            self.max_tokens,
-            self.config.window_stride,
-            self.config.max_span_width,
-            self.config.span_unit,
-        )
-        if dense and plan.num_tokens > DENSE_MAX_TOKENS:
-            raise InvalidInputError(
-                f"the text has {plan.num_tokens:,} tokens; a dense explanation stops at {DENSE_MAX_TOKENS:,} "
-                "(explain_document keeps long texts sparse)"
-            )
-        if plan.num_spans > max_spans():
-            raise InvalidInputError(
-                f"the text has {plan.num_spans:,} spans, over the limit of {max_spans():,}; shorten it, "
-                f"use a model with a maximum span width, or raise the character limit ({limit_hint()})"
-            )
-        if plan.num_spans == 0:
-            raise InvalidInputError("the text has no tokens the model can read")
-        device = next(self.model.parameters()).device
-        inputs = (plan.input_ids, plan.attention_mask, plan.token_mask, plan.span_starts, plan.span_ends)
-        with self.lock, self.model.fused_attention():  # no attention maps are needed here
-            output = self.model.forward_windows(*(t.to(device) for t in inputs))
-        assert output.alpha is not None
-        first, last = plan.span_tokens()
-        return Document(
-            text=text,
-            tokens=tuple(Token(text[a:b], a, b, 0, piece) for (a, b), piece in zip(plan.offsets, plan.pieces)),
-            label_names=tuple(self.config.label_names),
-            probabilities=torch.softmax(output.logits[0].float(), dim=-1).cpu().numpy(),
-            window_starts=plan.window_starts,
-            window_size=plan.inner,
-            starts=first,
-            ends=last,
-            alpha=output.alpha[0].float().cpu().numpy(),
-            model_name=self.name,
-            span_unit=self.config.span_unit,
-        )
+        if plan is None:
+            plan = self.window_plan(tokenise(self.tokenizer, text))
+        check_plan(plan, dense)
+        output = self.run(plan)
+        return document_of(plan, output, text, self.readout), output
 
     def window_count(self, text: str) -> int:
         """How many encoder windows a single text needs (1 when it fits one); one tokenizer call."""
-        count = len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
         inner = inner_size(self.tokenizer, self.max_tokens)
+        count = len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
         return len(window_starts(count, inner, min(self.config.window_stride, inner)))
 
-    @torch.no_grad()
     def window_attentions(self, text: str, window_start: int) -> WindowAttention:
         """Every layer's raw self-attention over the window of ``text`` that starts at token
         ``window_start`` (one of :attr:`Document.window_starts`), from one forward of that window alone."""
         self.check_input(text, None)
-        tokens = tokenise(self.tokenizer, text)
-        inner = inner_size(self.tokenizer, self.max_tokens)
-        if not 0 <= window_start < max(1, len(tokens.ids)):
-            raise InvalidInputError(f"no window starts at token {window_start}; the text has {len(tokens.ids)} tokens")
-        input_ids, attention, token_mask, global_index = window_rows(self.tokenizer, tokens.ids, [window_start], inner)
-        real, slot = global_index >= 0, global_index.clamp_min(0)  # word ends come from the whole text's words
-        word_start = real & torch.from_numpy(tokens.word_start)[slot]
-        word_end = real & torch.from_numpy(tokens.word_end)[slot]
-        device = next(self.model.parameters()).device
-        inputs = {
-            "input_ids": input_ids, "attention_mask": attention, "token_mask": token_mask,
-            "segment_ids": torch.zeros_like(input_ids), "word_start": word_start, "word_end": word_end,
-        }  # fmt: skip
-        with self.lock:
-            output = self.model(**{k: v.to(device) for k, v in inputs.items()}, output_attentions=True)
+        inputs, global_index = single_window(
+            self.tokenizer, tokenise(self.tokenizer, text), window_start, self.max_tokens
+        )
+        output = self.run(inputs, attentions=True)
         if not output.attentions:
             raise InvalidInputError(f"the encoder of model {self.name!r} does not return attention maps")
         maps = torch.stack([layer[0] for layer in output.attentions]).float().cpu().numpy()
         return WindowAttention(
             start=window_start,
-            tokens=tuple(self.tokenizer.convert_ids_to_tokens(input_ids[0].tolist())),
+            tokens=tuple(self.tokenizer.convert_ids_to_tokens(inputs["input_ids"][0].tolist())),
             token_index=global_index[0].numpy(),
             attentions=maps,
-        )
-
-    def _explanation(
-        self, batch: EncodedBatch, output: ModelOutput, b: int, text: str, pair: str | None
-    ) -> Explanation:
-        assert output.alpha is not None and output.span_valid is not None
-        mask = batch.token_mask[b].numpy()
-        positions = np.nonzero(mask)[0]
-        count = len(positions)
-        index_of = np.full(mask.shape[0], -1)
-        index_of[positions] = np.arange(count)
-        valid = output.span_valid[b].cpu().numpy()
-        starts = index_of[output.span_starts.cpu().numpy()[valid]]
-        ends = index_of[output.span_ends.cpu().numpy()[valid]]
-        alpha = np.zeros((count, count), dtype=np.float64)
-        span_mask = np.zeros((count, count), dtype=bool)
-        alpha[starts, ends] = output.alpha[b].cpu().double().numpy()[valid]
-        span_mask[starts, ends] = True
-        sources = (text, pair or "")
-        tokens = []
-        for p in positions.tolist():
-            segment = int(batch.segment_ids[b, p])
-            start, end = batch.offsets[b][p]
-            tokens.append(Token(sources[segment][start:end], start, end, segment, batch.tokens[b][p]))
-        length = int(batch.attention_mask[b].sum())
-        maps = None
-        if output.attentions:  # None, or empty when the encoder cannot return attention maps
-            maps = torch.stack([layer[b, :, :length, :length] for layer in output.attentions]).float().cpu().numpy()
-        return Explanation(
-            text=text,
-            pair=pair,
-            tokens=tuple(tokens),
-            label_names=tuple(self.config.label_names),
-            probabilities=torch.softmax(output.logits[b].float(), dim=-1).cpu().numpy(),
-            alpha=alpha,
-            span_mask=span_mask,
-            model_name=self.name,
-            attention_tokens=tuple(batch.tokens[b][:length]),
-            token_positions=positions,
-            attentions=maps,
-            span_unit=self.config.span_unit,
         )
 
 

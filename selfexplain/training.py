@@ -28,12 +28,12 @@ from selfexplain.checkpoint import atomic_directory, load_model_directory, save_
 from selfexplain.config import ModelConfig
 from selfexplain.data import Example
 from selfexplain.encoders import load_tokenizer
-from selfexplain.encoding import encode
 from selfexplain.evaluation import predict_examples
+from selfexplain.inputs import WindowSettings, plan_inputs
 from selfexplain.model import SelfExplainingModel
 from selfexplain.model_card import write_model_card
 from selfexplain.model_card_text import card_from_training
-from selfexplain.windows import plan_windows
+from selfexplain.pipeline import SelfExplainer
 
 STATE_TENSORS = "optimizer.safetensors"
 STATE_JSON = "training_state.json"
@@ -135,32 +135,23 @@ def batch_loss(
     options: TrainOptions,
     device: torch.device,
 ) -> torch.Tensor:
-    """Mean loss over ``chunk``. With ``long_inputs="windows"`` a single text longer than
-    ``max_length`` tokens is read in windows (one forward each) instead of being cut."""
+    """Mean loss over ``chunk``, each text tokenised once (:func:`~selfexplain.inputs.plan_inputs`). With
+    ``long_inputs="windows"`` a single text longer than ``max_length`` tokens is read in windows (one
+    forward each) instead of being cut. Training runs its own model object, so it calls it here."""
     core = model.module if hasattr(model, "module") else model
-    long = [False] * len(chunk)
-    if options.long_inputs == "windows" and not core.config.pair:
-        limit = options.max_length - tokenizer.num_special_tokens_to_add(pair=False)
-        long = [len(tokenizer(e.text, add_special_tokens=False)["input_ids"]) > limit for e in chunk]
-    short = [e for e, is_long in zip(chunk, long) if not is_long]
+    pairs = [e.pair or "" for e in chunk] if core.config.pair else None
+    windows = options.long_inputs == "windows" and not core.config.pair
+    long = "windows" if windows else "truncate"
+    plan = plan_inputs(
+        tokenizer, [e.text for e in chunk], pairs, options.max_length, long, WindowSettings.of(core.config)
+    )
     total = torch.zeros((), device=device)
-    if short:
-        pairs = [e.pair or "" for e in short] if core.config.pair else None
-        batch = encode(tokenizer, [e.text for e in short], pairs, options.max_length)
-        labels = torch.tensor([e.label for e in short], device=device)
-        total = total + model(**batch.model_inputs(device), labels=labels).loss * len(short)
-    for example in (e for e, is_long in zip(chunk, long) if is_long):
-        plan = plan_windows(
-            tokenizer,
-            example.text,
-            options.max_length,
-            core.config.window_stride,
-            core.config.max_span_width,
-            core.config.span_unit,
-        )
-        inputs = (plan.input_ids, plan.attention_mask, plan.token_mask, plan.span_starts, plan.span_ends)
-        label = torch.tensor([example.label], device=device)
-        total = total + core.forward_windows(*(t.to(device) for t in inputs), labels=label).loss
+    for indices, batch in plan.batches:
+        labels = torch.tensor([chunk[i].label for i in indices], device=device)
+        total = total + model(**batch.model_inputs(device), labels=labels).loss * len(indices)
+    for index in sorted(plan.windows):
+        label = torch.tensor([chunk[index].label], device=device)
+        total = total + core.forward_windows(**plan.windows[index].model_inputs(device), labels=label).loss
     return total / len(chunk)
 
 
@@ -234,8 +225,7 @@ def train(
         if not accelerator.is_main_process:
             continue
         dev = predict_examples(
-            core,
-            tokenizer,
+            SelfExplainer(core, tokenizer),
             dev_examples,
             progress=options.progress,
             description="dev",

@@ -8,7 +8,7 @@ import pytest
 import torch
 from helpers import make_explainer
 
-from selfexplain.explainers import EXPLAINERS, get_explainer, prepare
+from selfexplain.explainers import METHODS, get_method
 from selfexplain.explainers.base import Instance, embedding_gradients, word_embeddings
 from selfexplain.explainers.deeplift import DeepLiftExplainer
 from selfexplain.explainers.feature_ablation import FeatureAblationExplainer
@@ -68,54 +68,54 @@ def reference_integrated_gradients(
 
 
 def test_registry_offers_the_captum_methods_with_distinct_labels() -> None:
-    assert set(CAPTUM) <= set(EXPLAINERS)
-    labels = [cls.label for cls in EXPLAINERS.values()]
+    assert set(CAPTUM) <= set(METHODS)
+    labels = [cls.label for cls in METHODS.values()]
     assert all(labels) and len(set(labels)) == len(labels)
-    assert EXPLAINERS["lime"].label == "LIME" and EXPLAINERS["kernel_shap"].label == "KernelSHAP"
+    assert METHODS["lime"].label == "LIME" and METHODS["kernel_shap"].label == "KernelSHAP"
 
 
 @pytest.mark.parametrize("name", CAPTUM)
 def test_single_and_pair_scores_are_finite_and_repeatable(tiny_explainer, tiny_pair_explainer, name: str) -> None:
     for model, text, pair in ((tiny_explainer, TEXT, None), (tiny_pair_explainer, PREMISE, HYPOTHESIS)):
-        instance = prepare(model, text, pair)
+        instance = model.instance(text, pair)
         torch.manual_seed(11)
-        first = get_explainer(name).attribute(model, instance)
+        first = get_method(name).attribute(model, instance)
         torch.manual_seed(12)  # the global generator must not matter
-        second = get_explainer(name).attribute(model, instance)
+        second = get_method(name).attribute(model, instance)
         assert first.shape == (instance.num_tokens,) and first.dtype == np.float64
         assert np.isfinite(first).all() and np.abs(first).max() > 0
         np.testing.assert_array_equal(first, second)
-    one = prepare(tiny_explainer, "good")
-    assert get_explainer(name).attribute(tiny_explainer, one).shape == (1,)
+    one = tiny_explainer.instance("good")
+    assert get_method(name).attribute(tiny_explainer, one).shape == (1,)
 
 
 @pytest.mark.parametrize("baseline", ["pad", "zero"])
 def test_captum_integrated_gradients_equals_the_hand_written_rule(padded, tiny_pair_explainer, baseline: str) -> None:
     for model, text, pair in ((padded, TEXT, None), (tiny_pair_explainer, PREMISE, HYPOTHESIS)):
-        instance = prepare(model, text, pair)
+        instance = model.instance(text, pair)
         scores = IntegratedGradientsExplainer(steps=20, baseline=baseline, batch_size=7).attribute(model, instance)
         expected = reference_integrated_gradients(model, instance, 20, baseline, 20)
         np.testing.assert_allclose(scores, expected, rtol=0, atol=1e-5)
-    instance = prepare(padded, TEXT)
+    instance = padded.instance(TEXT)
     pad, zero = (IntegratedGradientsExplainer(baseline=b).attribute(padded, instance) for b in ("pad", "zero"))
     assert np.abs(pad - zero).max() > 1e-3  # the two baselines really differ on this model
 
 
 def test_saliency_is_the_l1_norm_of_the_gradient(tiny_explainer, tiny_pair_explainer) -> None:
     for model, text, pair in ((tiny_explainer, TEXT, None), (tiny_pair_explainer, PREMISE, HYPOTHESIS)):
-        instance = prepare(model, text, pair)
+        instance = model.instance(text, pair)
         _, grad = direct_gradient(model, instance)
         expected = grad.abs().sum(dim=-1)[instance.positions].double().numpy()
-        np.testing.assert_allclose(get_explainer("saliency").attribute(model, instance), expected, rtol=1e-5)
+        np.testing.assert_allclose(get_method("saliency").attribute(model, instance), expected, rtol=1e-5)
         l2 = grad.norm(dim=-1)[instance.positions].double().numpy()
-        np.testing.assert_allclose(get_explainer("gradient").attribute(model, instance), l2, rtol=1e-5)
+        np.testing.assert_allclose(get_method("gradient").attribute(model, instance), l2, rtol=1e-5)
 
 
 def test_input_x_gradient_equals_grad_x_input(padded, tiny_pair_explainer) -> None:
     for model, text, pair in ((padded, TEXT, None), (tiny_pair_explainer, PREMISE, HYPOTHESIS)):
-        instance = prepare(model, text, pair)
-        captum = get_explainer("input_x_gradient").attribute(model, instance)
-        np.testing.assert_allclose(captum, get_explainer("grad_x_input").attribute(model, instance), atol=1e-5)
+        instance = model.instance(text, pair)
+        captum = get_method("input_x_gradient").attribute(model, instance)
+        np.testing.assert_allclose(captum, get_method("grad_x_input").attribute(model, instance), atol=1e-5)
         embeds, grad = direct_gradient(model, instance)
         np.testing.assert_allclose(captum, (embeds * grad).sum(-1)[instance.positions].numpy(), atol=1e-5)
 
@@ -125,7 +125,7 @@ def test_deeplift_is_difference_from_baseline_times_gradient(padded, baseline: s
     """The tiny BERT has no nonlinear module captum's DeepLift rules cover on the path to the logits
     (GELU modules and the functional attention softmax pass their gradient), so DeepLift reduces to
     ``(e - b) . gradient at e``."""
-    instance = prepare(padded, TEXT)
+    instance = padded.instance(TEXT)
     scores = DeepLiftExplainer(baseline=baseline).attribute(padded, instance)
     embeds, grad = direct_gradient(padded, instance)
     base = torch.zeros_like(embeds[0]) if baseline == "zero" else pad_vector(padded)
@@ -144,7 +144,7 @@ def probability_with(model: SelfExplainer, instance: Instance, removed: list[int
 @pytest.mark.parametrize("baseline", ["pad", "zero"])
 def test_feature_ablation_is_the_probability_drop_of_one_token(padded, tiny_pair_explainer, baseline: str) -> None:
     for model, text, pair in ((padded, TEXT, None), (tiny_pair_explainer, PREMISE, HYPOTHESIS)):
-        instance = prepare(model, text, pair)
+        instance = model.instance(text, pair)
         scores = FeatureAblationExplainer(baseline=baseline, batch_size=4).attribute(model, instance)
         fill = torch.zeros(word_embeddings(model, instance).shape[-1]) if baseline == "zero" else pad_vector(model)
         full = float(instance.probabilities[instance.target])
@@ -154,7 +154,7 @@ def test_feature_ablation_is_the_probability_drop_of_one_token(padded, tiny_pair
 
 
 def test_occlusion_averages_the_drops_of_the_windows_over_each_token(padded) -> None:
-    instance = prepare(padded, TEXT)
+    instance = padded.instance(TEXT)
     count, window = instance.num_tokens, 3
     full = float(instance.probabilities[instance.target])
     drops = [
@@ -171,7 +171,7 @@ def test_occlusion_averages_the_drops_of_the_windows_over_each_token(padded) -> 
 def test_kernel_shap_is_efficient_and_lime_agrees_with_ablation(padded) -> None:
     """KernelSHAP's values add up to ``p(x) - p(all tokens removed)``; on this nearly additive tiny
     model both surrogates follow the single-token ablation."""
-    instance = prepare(padded, TEXT)
+    instance = padded.instance(TEXT)
     full = float(instance.probabilities[instance.target])
     empty = probability_with(padded, instance, list(range(instance.num_tokens)), pad_vector(padded))
     shap = KernelShapExplainer(n_samples=300).attribute(padded, instance)
@@ -183,7 +183,7 @@ def test_kernel_shap_is_efficient_and_lime_agrees_with_ablation(padded) -> None:
 
 @pytest.mark.parametrize("cls", [LimeExplainer, KernelShapExplainer])
 def test_sampling_methods_are_seeded_and_leave_the_global_generator_alone(tiny_explainer, cls) -> None:
-    instance = prepare(tiny_explainer, TEXT)
+    instance = tiny_explainer.instance(TEXT)
     state = torch.get_rng_state()
     a = cls(seed=0).attribute(tiny_explainer, instance)
     assert torch.equal(state, torch.get_rng_state())

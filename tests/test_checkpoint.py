@@ -8,7 +8,7 @@ from helpers import make_explainer
 
 from selfexplain.checkpoint import ModelDirectoryError, atomic_directory, load_model_directory, save_model
 from selfexplain.encoders import UnsafeWeightsError
-from selfexplain.encoding import encode
+from selfexplain.inputs import encode
 
 
 def _logits(explainer, texts):

@@ -138,7 +138,8 @@ def test_baseline_side_has_no_spans_and_a_gradient(models: dict[str, SelfExplain
     assert side.baseline and side.head == "cls"
     assert not explanation.span_mask.any() and explanation.top_spans(5) == []
     assert explanation.attentions is not None and explanation.attentions.shape[:2] == (2, 2)
-    batch, output = base.forward([TEXT], attentions=False)
+    batch = base.encode([TEXT])
+    output = base.run(batch)
     np.testing.assert_allclose(explanation.probabilities, torch.softmax(output.logits[0], -1).numpy(), rtol=1e-5)
     # gradient x input by hand: d logit_target / d embedding, dotted with the embedding, at the real tokens
     embeds = base.model.encoder.get_input_embeddings()(batch.input_ids).detach().requires_grad_(True)

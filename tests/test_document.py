@@ -189,7 +189,7 @@ def test_highlight_shows_the_paragraphs_the_spans_touch_escaped(tiny_encoder: Pa
 
 
 def test_explain_long_refuses_what_a_dense_grid_cannot_hold(explainer, monkeypatch) -> None:
-    monkeypatch.setattr("selfexplain.pipeline.DENSE_MAX_TOKENS", 100)
+    monkeypatch.setattr("selfexplain.inputs.windows.DENSE_MAX_TOKENS", 100)
     with pytest.raises(InvalidInputError, match="explain_document"):
         explainer.explain_long(long_text())
     assert explainer.explain_document(long_text()).num_tokens > 100

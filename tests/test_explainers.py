@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from selfexplain.errors import InvalidInputError
-from selfexplain.explainers import EXPLAINERS, get_explainer, prepare
+from selfexplain.explainers import METHODS, get_method
 from selfexplain.explainers.alpha import covering_mass
 from selfexplain.explainers.integrated_gradients import IntegratedGradientsExplainer
 from selfexplain.explainers.occlusion import perturbed_inputs, predict_kept
@@ -16,7 +16,7 @@ TEXT = "The visuals are gorgeous, but the story is thin."
 
 
 def test_registry_names_and_unknown_name() -> None:
-    assert list(EXPLAINERS) == [
+    assert list(METHODS) == [
         "alpha",
         "attention_cls",
         "attention_mean",
@@ -38,24 +38,24 @@ def test_registry_names_and_unknown_name() -> None:
         "position_prior",
     ]
     with pytest.raises(InvalidInputError, match="unknown explainer"):
-        get_explainer("shap")
+        get_method("shap")
 
 
-@pytest.mark.parametrize("name", list(EXPLAINERS))
+@pytest.mark.parametrize("name", list(METHODS))
 def test_every_explainer_scores_every_token(tiny_explainer, name: str) -> None:
-    instance = prepare(tiny_explainer, TEXT)
-    scores = get_explainer(name).attribute(tiny_explainer, instance)
+    instance = tiny_explainer.instance(TEXT)
+    scores = get_method(name).attribute(tiny_explainer, instance)
     assert scores.shape == (instance.num_tokens,) and np.isfinite(scores).all()
     if name in ("attention_cls", "attention_mean", "rollout", "gradient"):
         assert (scores >= 0).all()
 
 
 def test_alpha_scores_match_the_explanation(tiny_explainer) -> None:
-    instance = prepare(tiny_explainer, TEXT)
+    instance = tiny_explainer.instance(TEXT)
     explanation = tiny_explainer.explain(TEXT)
-    spans = get_explainer("alpha").span_scores(tiny_explainer, instance)
+    spans = get_method("alpha").span_scores(tiny_explainer, instance)
     np.testing.assert_allclose(spans, explanation.alpha, atol=1e-6)
-    np.testing.assert_allclose(get_explainer("alpha").attribute(tiny_explainer, instance), explanation.token_scores())
+    np.testing.assert_allclose(get_method("alpha").attribute(tiny_explainer, instance), explanation.token_scores())
     # hand case: spans (0,0)=.5, (0,1)=.3, (1,2)=.2 -> tokens .8, .5, .2
     toy = np.zeros((3, 3))
     toy[0, 0], toy[0, 1], toy[1, 2] = 0.5, 0.3, 0.2
@@ -63,17 +63,17 @@ def test_alpha_scores_match_the_explanation(tiny_explainer) -> None:
 
 
 def test_random_is_seeded_per_input(tiny_explainer) -> None:
-    instance = prepare(tiny_explainer, TEXT)
-    a = get_explainer("random").attribute(tiny_explainer, instance)
-    b = EXPLAINERS["random"]().attribute(tiny_explainer, instance)
-    c = EXPLAINERS["random"](seed=1).attribute(tiny_explainer, instance)
+    instance = tiny_explainer.instance(TEXT)
+    a = get_method("random").attribute(tiny_explainer, instance)
+    b = METHODS["random"]().attribute(tiny_explainer, instance)
+    c = METHODS["random"](seed=1).attribute(tiny_explainer, instance)
     np.testing.assert_array_equal(a, b)
     assert not np.array_equal(a, c)
 
 
 def test_integrated_gradients_completeness(tiny_explainer) -> None:
     """Sum of IG scores ~= logit(input) - logit(baseline) (the completeness axiom)."""
-    instance = prepare(tiny_explainer, TEXT)
+    instance = tiny_explainer.instance(TEXT)
     explainer = IntegratedGradientsExplainer(steps=64, batch_size=32)
     scores = explainer.attribute(tiny_explainer, instance)
     net = tiny_explainer.model
@@ -87,7 +87,7 @@ def test_integrated_gradients_completeness(tiny_explainer) -> None:
 
 
 def test_deletion_equals_the_shorter_input(tiny_explainer) -> None:
-    instance = prepare(tiny_explainer, "good plot bad acting")
+    instance = tiny_explainer.instance("good plot bad acting")
     keep = np.array([[True, True, True, True], [True, False, True, True], [False, False, False, False]])
     inputs = perturbed_inputs(tiny_explainer, instance, keep, "delete")
     ids = instance.batch.input_ids[0].tolist()  # [CLS] good plot bad acting [SEP]
@@ -104,7 +104,7 @@ def test_deletion_equals_the_shorter_input(tiny_explainer) -> None:
 
 
 def test_shared_and_reordered_perturbations_give_each_row_its_own_answer(tiny_explainer) -> None:
-    instance = prepare(tiny_explainer, "good plot bad acting , truly")
+    instance = tiny_explainer.instance("good plot bad acting , truly")
     rng = np.random.default_rng(0)
     distinct = rng.random((7, instance.num_tokens)) < 0.5
     rows = distinct[[3, 0, 3, 6, 1, 0, 5, 2, 4, 3]]  # duplicates, any order
@@ -115,8 +115,8 @@ def test_shared_and_reordered_perturbations_give_each_row_its_own_answer(tiny_ex
 
 
 def test_leave_one_out_is_the_probability_drop(tiny_explainer) -> None:
-    instance = prepare(tiny_explainer, "good plot bad acting")
-    scores = get_explainer("loo").attribute(tiny_explainer, instance)
+    instance = tiny_explainer.instance("good plot bad acting")
+    scores = get_method("loo").attribute(tiny_explainer, instance)
     target = instance.target
     without_plot = tiny_explainer.explain("good bad acting", attentions=False).probabilities[target]
     assert scores[1] == pytest.approx(instance.probabilities[target] - without_plot, abs=1e-5)
@@ -127,13 +127,13 @@ def test_attention_rows_and_position_prior(tiny_explainer) -> None:
     (t + 1)(T - t) per text."""
     from selfexplain.explainers.attention_cls import attention_maps
 
-    instance = prepare(tiny_explainer, "a quiet and moving film")
+    instance = tiny_explainer.instance("a quiet and moving film")
     maps = attention_maps(instance)
-    rows = get_explainer("attention_rows").attribute(tiny_explainer, instance)
+    rows = get_method("attention_rows").attribute(tiny_explainer, instance)
     expected = maps[-1].mean(axis=0)[instance.positions][:, instance.positions].mean(axis=0)
     np.testing.assert_allclose(rows, expected, rtol=1e-6)
-    rolled = get_explainer("rollout_rows").attribute(tiny_explainer, instance)
+    rolled = get_method("rollout_rows").attribute(tiny_explainer, instance)
     assert rolled.shape == (instance.num_tokens,) and (rolled > 0).all()
     count = instance.num_tokens
-    prior = get_explainer("position_prior").attribute(tiny_explainer, instance)
+    prior = get_method("position_prior").attribute(tiny_explainer, instance)
     np.testing.assert_array_equal(prior, [(t + 1) * (count - t) for t in range(count)])

@@ -11,7 +11,6 @@ import pytest
 
 from selfexplain.data import Example
 from selfexplain.errors import InvalidInputError
-from selfexplain.explainers import prepare
 from selfexplain.faithfulness import alpha_tests, figures, summary
 from selfexplain.faithfulness.experiment import RESULTS_FILE, LabOptions, read_rows, run_lab
 
@@ -20,7 +19,7 @@ OPTIONS = LabOptions(explainers=("alpha", "gradient", "loo", "random"), adversar
 
 
 def test_span_view_reproduces_the_logits(tiny_explainer) -> None:
-    instance = prepare(tiny_explainer, "The visuals are gorgeous, but the story is thin.")
+    instance = tiny_explainer.instance("The visuals are gorgeous, but the story is thin.")
     view = alpha_tests.span_view(tiny_explainer, instance)
     assert view.alpha.shape[0] == instance.num_tokens * (instance.num_tokens + 1) // 2
     np.testing.assert_allclose(view.logits(view.alpha), instance.output.logits[0].numpy(), atol=1e-4)

@@ -54,7 +54,8 @@ def test_explain_single_pair_and_windows(family: tuple[str, Path]) -> None:
 def test_summary_baseline_reads_the_family_position(family: tuple[str, Path]) -> None:
     name, encoder = family
     explainer = make_explainer(encoder, head="cls")
-    batch, output = explainer.forward(["the film is good", "slow"], None, False)
+    batch = explainer.encode(["the film is good", "slow"])
+    output = explainer.run(batch)
     model = explainer.model
     with torch.no_grad():
         hidden = model.encoder(input_ids=batch.input_ids, attention_mask=batch.attention_mask).last_hidden_state

@@ -7,7 +7,7 @@ import torch
 from helpers import make_explainer
 
 from selfexplain.config import ModelConfig
-from selfexplain.encoding import encode
+from selfexplain.inputs import encode
 from selfexplain.model import SelfExplainingModel, sparsity_loss
 
 

@@ -3,8 +3,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from selfexplain.encoding import InputTooLongError
-from selfexplain.errors import InvalidInputError, UnknownModelError
+from selfexplain.errors import InputTooLongError, InvalidInputError, UnknownModelError
 from selfexplain.pipeline import MAX_INPUT_CHARS, resolve_model
 
 

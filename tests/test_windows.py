@@ -3,7 +3,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from selfexplain.windows import assign_spans, plan_windows, special_frame, window_starts
+from selfexplain.inputs.windows import assign_spans, plan_windows, special_frame, window_starts
 
 
 def test_window_starts_cover_the_text_and_end_aligned() -> None:

@@ -10,9 +10,9 @@ import numpy as np
 from helpers import make_explainer
 
 from selfexplain.config import ModelConfig
-from selfexplain.encoding import encode
+from selfexplain.inputs import encode
+from selfexplain.inputs.windows import plan_windows
 from selfexplain.sharpness.measures import splits_word
-from selfexplain.windows import plan_windows
 from selfexplain.words import word_of_token
 
 SENTENCE = "Despite a sluggish first act, the unforgettable finale isn't mediocre."

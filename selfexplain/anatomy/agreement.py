@@ -25,7 +25,6 @@ import numpy as np
 import pandas as pd
 import torch
 
-from selfexplain.encoding import encode
 from selfexplain.pipeline import SelfExplainer
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "assets" / "anatomy" / "agreement.json"
@@ -114,14 +113,12 @@ def confusion_by_layer(
     explainer: SelfExplainer, sentences: list[AgreementSentence], batch_size: int = 32
 ) -> pd.DataFrame:
     """Mean confusion (and its standard error) per kind, distractor condition and layer."""
-    model = explainer.model.eval()
-    device = next(model.parameters()).device
     scores, kinds, distractors = [], [], []
     for start in range(0, len(sentences), batch_size):
         chunk = sentences[start : start + batch_size]
         pairs = [""] * len(chunk) if explainer.config.pair else None
-        batch = encode(explainer.tokenizer, [s.text for s in chunk], pairs, explainer.max_tokens, truncate=True)
-        out = model(**batch.model_inputs(device), output_attentions=True)
+        batch = explainer.plan([s.text for s in chunk], pairs, long="truncate").batches[0][1]
+        out = explainer.run(batch, attentions=True)
         attn = torch.stack(out.attentions).cpu()
         offsets = torch.tensor(batch.offsets)
         real = batch.token_mask & (batch.segment_ids == 0)

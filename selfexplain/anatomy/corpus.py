@@ -21,7 +21,6 @@ from tqdm.auto import tqdm
 from selfexplain.anatomy.heads import head_distance_sums, mds_embedding, sep_gradient_sums
 from selfexplain.anatomy.stats import StatsAccumulator, punctuation_ids, roles_from_batch
 from selfexplain.data import Example
-from selfexplain.encoding import encode
 from selfexplain.pipeline import SelfExplainer
 
 
@@ -83,9 +82,8 @@ def attention_anatomy(
 ) -> AnatomyResult:
     """Every statistic of :mod:`selfexplain.anatomy.stats` over ``examples`` (texts cut to fit);
     ``on_progress`` gets the finished fraction after each batch (for app progress bars)."""
-    model, tokenizer = explainer.model.eval(), explainer.tokenizer
-    device = next(model.parameters()).device
-    punct = punctuation_ids(tokenizer).to(device)
+    device = explainer.device
+    punct = punctuation_ids(explainer.tokenizer).to(device)
     acc = StatsAccumulator()
     grad_sum: torch.Tensor | None = None
     grad_count = 0.0
@@ -98,13 +96,13 @@ def attention_anatomy(
             on_progress(step / len(chunks))
         texts = [e.text for e in chunk]
         pairs = [e.pair or "" for e in chunk] if explainer.config.pair else None
-        batch = encode(tokenizer, texts, pairs, explainer.max_tokens, truncate=True)
+        batch = explainer.plan(texts, pairs, long="truncate").batches[0][1]
         inputs = batch.model_inputs(device)
         map_grads: tuple[torch.Tensor, ...] = ()
-        # the model is shared (app sessions): hold its lock, and take gradients of the attention maps
-        # only (torch.autograd.grad), so no parameter's .grad is ever written
+        # the model is shared (app sessions): hold its lock through the backward pass too, and take
+        # gradients of the attention maps only (torch.autograd.grad), so no parameter's .grad is written
         with explainer.lock, torch.set_grad_enabled(gradients):
-            out = model(**inputs, output_attentions=True)
+            out = explainer.run(batch, attentions=True, grad=gradients)
             maps = out.attentions
             assert maps is not None
             if gradients:

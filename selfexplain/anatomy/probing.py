@@ -23,7 +23,6 @@ import torch
 from tqdm.auto import tqdm
 
 from selfexplain.data import Example
-from selfexplain.encoding import encode
 from selfexplain.pipeline import SelfExplainer
 
 TASKS: tuple[str, ...] = ("label", "position", "top_span")
@@ -53,8 +52,6 @@ def cache_hidden_states(
     on_progress: Callable[[float], None] | None = None,
 ) -> HiddenCache:
     """One forward pass per batch; keeps pooled vectors and ``tokens_per_sentence`` random tokens a sentence."""
-    model = explainer.model.eval()
-    device = next(model.parameters()).device
     generator = torch.Generator().manual_seed(seed)
     sentence, token, sent_of, pos_of, in_span, labels = [], [], [], [], [], []
     for start in tqdm(range(0, len(examples), batch_size), desc="hidden states", unit="batch", disable=not progress):
@@ -62,8 +59,8 @@ def cache_hidden_states(
         if on_progress is not None:
             on_progress(min(1.0, (start + batch_size) / len(examples)))
         pairs = [e.pair or "" for e in chunk] if explainer.config.pair else None
-        batch = encode(explainer.tokenizer, [e.text for e in chunk], pairs, explainer.max_tokens, truncate=True)
-        out = model(**batch.model_inputs(device), output_hidden_states=True)
+        batch = explainer.plan([e.text for e in chunk], pairs, long="truncate").batches[0][1]
+        out = explainer.run(batch, hidden_states=True)
         states = torch.stack(out.hidden_states).float().cpu()  # [L+1, B, N, H]
         real = batch.token_mask  # [B, N]
         weights = real.float() / real.float().sum(1, keepdim=True).clamp_min(1)

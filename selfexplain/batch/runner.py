@@ -57,41 +57,30 @@ def windows(rows: Iterable[Row], size: int) -> Iterator[list[Row]]:
 
 
 def explain_window(explainer: SelfExplainer, rows: list[Row], options: BatchOptions) -> list[dict[str, Any]]:
-    """One record per row, in the rows' order; rows are batched by length inside the window."""
+    """One record per row, in the rows' order; rows are batched by length inside the window. Each
+    text is tokenised once: one over the model's window is cut to fit (a text over the character
+    limit is cut there first) and its record says ``truncated``."""
     records: dict[int, dict[str, Any]] = {}
     ready: list[tuple[Row, str, str | None, str | None, bool]] = []
     names = list(explainer.config.label_names)
-    fits = _fitting_rows(explainer, rows)
+    limit = max_input_chars()
     for row in rows:
         if row.problem:
             records[row.index] = empty_record(row, row.problem)
             continue
         try:
             gold = gold_label(row.gold, names)
-            if row.index in fits:
-                text, pair, truncated = row.text, row.pair, False
-            else:
-                text, pair, truncated = explainer.truncate_to_fit(row.text, row.pair)
+            text, pair = row.text[:limit], (row.pair[:limit] if row.pair is not None else None)
             explainer.check_input(text, pair)
         except (ValueError, InvalidInputError) as err:
             records[row.index] = empty_record(row, f"row {row.index + 1} (line {row.line}): {err}")
             continue
-        ready.append((row, text, pair, gold, truncated))
+        ready.append((row, text, pair, gold, (text, pair) != (row.text, row.pair)))
     ready.sort(key=lambda item: len(item[1]) + len(item[2] or ""))
     for start in range(0, len(ready), options.batch_size):
         for item, record in zip(*_explain_batch(explainer, ready[start : start + options.batch_size], options)):
             records[item[0].index] = record
     return [records[row.index] for row in rows]
-
-
-def _fitting_rows(explainer: SelfExplainer, rows: list[Row]) -> set[int]:
-    """Indices of the rows that need no truncation, counted in one batched tokenizer call."""
-    limit = max_input_chars()
-    candidates = [row for row in rows if not row.problem and len(row.text) <= limit and len(row.pair or "") <= limit]
-    texts = [row.text for row in candidates]
-    pairs = [row.pair or "" for row in candidates] if explainer.config.pair else None
-    counts = explainer.token_counts(texts, pairs)
-    return {row.index for row, count in zip(candidates, counts) if count <= explainer.max_tokens}
 
 
 def _explain_batch(
@@ -100,16 +89,18 @@ def _explain_batch(
     texts = [item[1] for item in batch]
     pairs = [item[2] or "" for item in batch] if explainer.config.pair else None
     try:
-        explanations = explainer.explain_batch(texts, pairs, attentions=options.attention)
+        explanations = explainer.explain_batch(texts, pairs, attentions=options.attention, long="truncate")
     except InvalidInputError as err:
         if len(batch) == 1:
             row = batch[0][0]
             return batch, [empty_record(row, f"row {row.index + 1} (line {row.line}): {err}")]
         records = [_explain_batch(explainer, [item], options)[1][0] for item in batch]  # isolate the bad row
         return batch, records
+    top = options.top_k
     return batch, [
-        explanation_record(row, explanation, gold, truncated, options.top_k)
-        for (row, _, _, gold, truncated), explanation in zip(batch, explanations)
+        # an explanation of an input cut to fit holds the cut text
+        explanation_record(row, explanation, gold, clipped or (explanation.text, explanation.pair) != (text, pair), top)
+        for (row, text, pair, gold, clipped), explanation in zip(batch, explanations)
     ]
 
 

@@ -1,9 +1,10 @@
-"""Token attribution methods behind one verb: ``get_explainer(name).attribute(model, instance)``.
+"""Token attribution methods behind one verb: ``get_method(name).attribute(explainer, instance)``.
 
-``instance = prepare(model, text, pair)`` runs the input once (attentions included);
-every explainer returns token scores ``[T]`` for ``instance.target`` (higher = more
-important). The registry below is what the CLI and the app offer; the methods known from captum
-(saliency, input x gradient, integrated gradients, DeepLift, feature ablation, occlusion, LIME,
+``instance = explainer.instance(text, pair)`` runs the input once (attentions and hidden states
+included; a text longer than one window in windows, which only the methods with ``windows = True``
+score); every method returns token scores ``[T]`` for ``instance.target`` (higher = more
+important). The registry :data:`METHODS` is what the CLI and the app offer; the methods known from
+captum (saliency, input x gradient, integrated gradients, DeepLift, feature ablation, occlusion, LIME,
 KernelSHAP) run through captum on the word embeddings.
 """
 
@@ -14,7 +15,7 @@ from selfexplain.explainers.alpha import AlphaExplainer
 from selfexplain.explainers.attention_cls import AttentionCLSExplainer
 from selfexplain.explainers.attention_mean import AttentionMeanExplainer
 from selfexplain.explainers.attention_rows import AttentionRowsExplainer, PositionPriorExplainer, RolloutRowsExplainer
-from selfexplain.explainers.base import Explainer, Instance, prepare
+from selfexplain.explainers.base import AttributionMethod, Instance
 from selfexplain.explainers.deeplift import DeepLiftExplainer
 from selfexplain.explainers.feature_ablation import FeatureAblationExplainer
 from selfexplain.explainers.grad_x_input import GradXInputExplainer
@@ -29,7 +30,7 @@ from selfexplain.explainers.rollout import RolloutExplainer
 from selfexplain.explainers.saliency import SaliencyExplainer
 from selfexplain.explainers.window_occlusion import OcclusionExplainer
 
-EXPLAINERS: dict[str, type[Explainer]] = {
+METHODS: dict[str, type[AttributionMethod]] = {
     cls.name: cls
     for cls in (
         AlphaExplainer,
@@ -55,11 +56,14 @@ EXPLAINERS: dict[str, type[Explainer]] = {
 }
 
 
-def get_explainer(name: str) -> Explainer:
-    """The registered explainer ``name`` with its default parameters."""
-    if name not in EXPLAINERS:
-        raise InvalidInputError(f"unknown explainer {name!r}; choose from {', '.join(EXPLAINERS)}")
-    return EXPLAINERS[name]()
+EXPLAINERS = METHODS  # the registry's name before the rename (pages use it); kept for one release
 
 
-__all__ = ["EXPLAINERS", "Explainer", "Instance", "get_explainer", "prepare"]
+def get_method(name: str) -> AttributionMethod:
+    """The registered attribution method ``name`` with its default parameters."""
+    if name not in METHODS:
+        raise InvalidInputError(f"unknown explainer {name!r}; choose from {', '.join(METHODS)}")
+    return METHODS[name]()
+
+
+__all__ = ["EXPLAINERS", "METHODS", "AttributionMethod", "Instance", "get_method"]

@@ -5,24 +5,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from selfexplain.explainers.base import Explainer, Instance
+from selfexplain.errors import InvalidInputError
+from selfexplain.explainers.base import AttributionMethod, Instance
 from selfexplain.pipeline import SelfExplainer
 
 
 def alpha_matrix(instance: Instance) -> np.ndarray:
-    """alpha ``[T, T]`` over real-token indices (0 off the valid spans)."""
-    output = instance.output
-    if output.alpha is None or output.span_valid is None:
-        raise ValueError("the model has no span layer")
-    count = instance.num_tokens
-    index_of = np.full(instance.batch.input_ids.shape[1], -1)
-    index_of[instance.positions] = np.arange(count)
-    valid = output.span_valid[0].cpu().numpy()
-    starts = index_of[output.span_starts.cpu().numpy()[valid]]
-    ends = index_of[output.span_ends.cpu().numpy()[valid]]
-    matrix = np.zeros((count, count))
-    matrix[starts, ends] = output.alpha[0].detach().cpu().double().numpy()[valid]
-    return matrix
+    """alpha ``[T, T]`` float64 over real-token indices (0 off the valid spans): the instance's
+    :class:`~selfexplain.explanation.Explanation` grid (one window or several)."""
+    if instance.output.alpha is None:
+        raise InvalidInputError("the model has no span layer: alpha needs a self-explaining model")
+    return instance.explanation.alpha.astype(np.float64)
 
 
 def covering_mass(spans: np.ndarray) -> np.ndarray:
@@ -31,14 +24,15 @@ def covering_mass(spans: np.ndarray) -> np.ndarray:
     return np.diagonal(np.cumsum(from_right, axis=0)).copy()  # then over i <= t
 
 
-class AlphaExplainer(Explainer):
+class AlphaExplainer(AttributionMethod):
     """Token score = alpha mass of the spans covering the token (needs a span-head model)."""
 
     name = "alpha"
     label = "Self-explaining alpha"
+    windows = True
 
-    def attribute(self, model: SelfExplainer, instance: Instance) -> np.ndarray:
+    def attribute(self, explainer: SelfExplainer, instance: Instance) -> np.ndarray:
         return covering_mass(alpha_matrix(instance))
 
-    def span_scores(self, model: SelfExplainer, instance: Instance) -> np.ndarray | None:
+    def span_scores(self, explainer: SelfExplainer, instance: Instance) -> np.ndarray | None:
         return alpha_matrix(instance)

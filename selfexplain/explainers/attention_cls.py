@@ -4,19 +4,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from selfexplain.explainers.base import Explainer, Instance
+from selfexplain.errors import InvalidInputError
+from selfexplain.explainers.base import AttributionMethod, Instance
 from selfexplain.pipeline import SelfExplainer
 
 
 def attention_maps(instance: Instance) -> np.ndarray:
-    """Every layer's attention ``[L, heads, N, N]`` of the instance (rows attend to columns)."""
+    """Every layer's attention ``[L, heads, N, N]`` of the instance (rows attend to columns); one window only."""
+    if instance.windowed:  # windows run with fused attention: no maps
+        raise InvalidInputError("attention maps need a text that fits one encoder window")
     attentions = instance.output.attentions
     if not attentions:
         raise ValueError("the encoder returned no attention maps")
     return np.stack([layer[0].detach().float().cpu().numpy() for layer in attentions])
 
 
-class AttentionCLSExplainer(Explainer):
+class AttentionCLSExplainer(AttributionMethod):
     """Score = ``attention[layer, :, 0, t]`` averaged over heads (``layer`` -1 = last)."""
 
     name = "attention_cls"
@@ -25,6 +28,6 @@ class AttentionCLSExplainer(Explainer):
     def __init__(self, layer: int = -1) -> None:
         self.layer = layer
 
-    def attribute(self, model: SelfExplainer, instance: Instance) -> np.ndarray:
+    def attribute(self, explainer: SelfExplainer, instance: Instance) -> np.ndarray:
         maps = attention_maps(instance)
         return maps[self.layer].mean(axis=0)[0, instance.positions].astype(np.float64)

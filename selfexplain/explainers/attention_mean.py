@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from selfexplain.explainers.attention_cls import attention_maps
-from selfexplain.explainers.base import Explainer, Instance
+from selfexplain.explainers.base import AttributionMethod, Instance
 from selfexplain.pipeline import SelfExplainer
 
 
-class AttentionMeanExplainer(Explainer):
+class AttentionMeanExplainer(AttributionMethod):
     """Score of token t = mean over layers, heads and rows (or the [CLS] row only with
     ``cls_only=True``) of ``attention[..., t]``."""
 
@@ -19,7 +19,7 @@ class AttentionMeanExplainer(Explainer):
     def __init__(self, cls_only: bool = False) -> None:
         self.cls_only = cls_only
 
-    def attribute(self, model: SelfExplainer, instance: Instance) -> np.ndarray:
+    def attribute(self, explainer: SelfExplainer, instance: Instance) -> np.ndarray:
         mean = attention_maps(instance).mean(axis=(0, 1))  # [N, N]
         received = mean[0] if self.cls_only else mean.mean(axis=0)
         return received[instance.positions].astype(np.float64)

@@ -11,34 +11,34 @@ import numpy as np
 
 from selfexplain.attention import rollout
 from selfexplain.explainers.attention_cls import attention_maps
-from selfexplain.explainers.base import Explainer, Instance
+from selfexplain.explainers.base import AttributionMethod, Instance
 from selfexplain.explanation import position_prior
 from selfexplain.pipeline import SelfExplainer
 
 
-def read_layer(model: SelfExplainer, layers: int) -> int:
+def read_layer(explainer: SelfExplainer, layers: int) -> int:
     """Number of attention layers below the hidden state the head reads (``encoder_layer`` -1 = all)."""
-    index = model.config.encoder_layer
+    index = explainer.config.encoder_layer
     return layers if index == -1 else (index if index >= 0 else layers + 1 + index)
 
 
-class AttentionRowsExplainer(Explainer):
+class AttentionRowsExplainer(AttributionMethod):
     """Score of token t = mean over heads and over the real tokens' rows ``q`` of ``attention[l, :, q, t]``,
     ``l`` the layer whose output the span layer reads."""
 
     name = "attention_rows"
     label = "Attention received from the tokens the span layer reads"
 
-    def attribute(self, model: SelfExplainer, instance: Instance) -> np.ndarray:
+    def attribute(self, explainer: SelfExplainer, instance: Instance) -> np.ndarray:
         maps = attention_maps(instance)
-        count = read_layer(model, maps.shape[0])
+        count = read_layer(explainer, maps.shape[0])
         if count == 0:  # the head reads the embeddings: no attention reaches it
             return np.zeros(instance.num_tokens)
         rows = maps[count - 1].mean(axis=0)[instance.positions]  # [T, N]
         return rows.mean(axis=0)[instance.positions].astype(np.float64)
 
 
-class RolloutRowsExplainer(Explainer):
+class RolloutRowsExplainer(AttributionMethod):
     """Attention rollout up to the layer the span layer reads, averaged over the real tokens' rows."""
 
     name = "rollout_rows"
@@ -47,19 +47,20 @@ class RolloutRowsExplainer(Explainer):
     def __init__(self, residual: float = 0.5) -> None:
         self.residual = residual
 
-    def attribute(self, model: SelfExplainer, instance: Instance) -> np.ndarray:
+    def attribute(self, explainer: SelfExplainer, instance: Instance) -> np.ndarray:
         maps = attention_maps(instance)
-        count = read_layer(model, maps.shape[0])
+        count = read_layer(explainer, maps.shape[0])
         flow = rollout(maps[:count], self.residual) if count else np.eye(maps.shape[-1])
         return flow[instance.positions].mean(axis=0)[instance.positions].astype(np.float64)
 
 
-class PositionPriorExplainer(Explainer):
+class PositionPriorExplainer(AttributionMethod):
     """No model at all: a token's score is how many spans of its text cover it, ``(t + 1)(T - t)``.
     The floor for span-coverage scores ("tokens in the middle")."""
 
     name = "position_prior"
     label = "Position prior (t+1)(T-t)"
+    windows = True
 
-    def attribute(self, model: SelfExplainer, instance: Instance) -> np.ndarray:
-        return position_prior(instance.batch.segment_ids[0].numpy()[instance.positions])
+    def attribute(self, explainer: SelfExplainer, instance: Instance) -> np.ndarray:
+        return position_prior(np.array([token.segment for token in instance.explanation.tokens]))

@@ -18,8 +18,8 @@ import numpy as np
 import torch
 
 from selfexplain.explainers.base import (
+    AttributionMethod,
     Baseline,
-    Explainer,
     Instance,
     baseline_embeddings,
     check_baseline,
@@ -62,7 +62,7 @@ class PerturbationSetup:
     forward: Callable[[torch.Tensor], torch.Tensor]
 
 
-class PerturbationExplainer(Explainer):
+class PerturbationExplainer(AttributionMethod):
     """Base of the captum perturbation explainers: ``baseline`` is what replaces a removed token's
     embedding (``"pad"`` or ``"zero"``); ``batch_size`` perturbations run per forward pass."""
 
@@ -73,14 +73,14 @@ class PerturbationExplainer(Explainer):
         self.baseline = baseline
         self.batch_size = batch_size
 
-    def setup(self, model: SelfExplainer, instance: Instance) -> PerturbationSetup:
-        embeds = word_embeddings(model, instance)  # [1, N, H]
+    def setup(self, explainer: SelfExplainer, instance: Instance) -> PerturbationSetup:
+        embeds = word_embeddings(explainer, instance)  # [1, N, H]
         positions = torch.as_tensor(instance.positions, device=embeds.device)
-        base = baseline_embeddings(model, instance, embeds, self.baseline)
+        base = baseline_embeddings(explainer, instance, embeds, self.baseline)
         mask = torch.arange(instance.num_tokens, device=embeds.device).view(1, -1, 1)
         return PerturbationSetup(
             inputs=embeds[:, positions],
             baselines=base[:, positions],
             feature_mask=mask,
-            forward=lambda real: real_token_probabilities(model, instance, embeds, real),
+            forward=lambda real: real_token_probabilities(explainer, instance, embeds, real),
         )

@@ -13,12 +13,19 @@ import warnings
 import numpy as np
 from captum.attr import LayerDeepLift
 
-from selfexplain.explainers.base import Baseline, EmbeddingClassifier, Explainer, Instance, baseline_ids, check_baseline
+from selfexplain.explainers.base import (
+    AttributionMethod,
+    Baseline,
+    EmbeddingClassifier,
+    Instance,
+    baseline_ids,
+    check_baseline,
+)
 from selfexplain.explainers.captum_support import token_sums
 from selfexplain.pipeline import SelfExplainer
 
 
-class DeepLiftExplainer(Explainer):
+class DeepLiftExplainer(AttributionMethod):
     """Score = ``sum_h`` DeepLift attribution of ``e_t`` against the baseline ``b_t`` (the pad
     token's embedding, ``"pad"``, or zeros, ``"zero"``; special tokens keep their own embedding)."""
 
@@ -29,10 +36,10 @@ class DeepLiftExplainer(Explainer):
         check_baseline(baseline)
         self.baseline = baseline
 
-    def attribute(self, model: SelfExplainer, instance: Instance) -> np.ndarray:
-        classifier = EmbeddingClassifier(model, instance)
-        baselines = baseline_ids(model, instance, self.baseline)  # [1, N]
-        with model.lock, warnings.catch_warnings():  # captum hooks the network's nonlinear modules
+    def attribute(self, explainer: SelfExplainer, instance: Instance) -> np.ndarray:
+        classifier = EmbeddingClassifier(explainer, instance)
+        baselines = baseline_ids(explainer, instance, self.baseline)  # [1, N]
+        with explainer.lock, warnings.catch_warnings():  # captum hooks the network's nonlinear modules
             warnings.filterwarnings("ignore", message="Setting forward, backward hooks", category=UserWarning)
             attributions = LayerDeepLift(classifier, classifier.words).attribute(
                 instance.batch.input_ids.to(baselines.device), baselines=baselines, target=instance.target

@@ -21,8 +21,8 @@ class FeatureAblationExplainer(PerturbationExplainer):
     name = "feature_ablation"
     label = "Feature ablation"
 
-    def attribute(self, model: SelfExplainer, instance: Instance) -> np.ndarray:
-        setup = self.setup(model, instance)
+    def attribute(self, explainer: SelfExplainer, instance: Instance) -> np.ndarray:
+        setup = self.setup(explainer, instance)
         attributions = FeatureAblation(setup.forward).attribute(
             setup.inputs,
             baselines=setup.baselines,

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from selfexplain.explainers.base import Explainer, Instance, embedding_gradients, word_embeddings
+from selfexplain.explainers.base import AttributionMethod, Instance, embedding_gradients, word_embeddings
 from selfexplain.pipeline import SelfExplainer
 
 
-class GradXInputExplainer(Explainer):
+class GradXInputExplainer(AttributionMethod):
     """Score = ``e_t . d logit_target / d e_t`` (signed: positive supports the target)."""
 
     name = "grad_x_input"
     label = "Gradient x input"
 
-    def attribute(self, model: SelfExplainer, instance: Instance) -> np.ndarray:
-        embeds = word_embeddings(model, instance)
-        grads = embedding_gradients(model, instance, embeds)
+    def attribute(self, explainer: SelfExplainer, instance: Instance) -> np.ndarray:
+        embeds = word_embeddings(explainer, instance)
+        grads = embedding_gradients(explainer, instance, embeds)
         return (grads * embeds).sum(dim=-1)[0, instance.positions].double().cpu().numpy()

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from selfexplain.explainers.base import Explainer, Instance, embedding_gradients, word_embeddings
+from selfexplain.explainers.base import AttributionMethod, Instance, embedding_gradients, word_embeddings
 from selfexplain.pipeline import SelfExplainer
 
 
-class GradientExplainer(Explainer):
+class GradientExplainer(AttributionMethod):
     """Score = ``|| d logit_target / d e_t ||_2`` (unsigned)."""
 
     name = "gradient"
     label = "Gradient saliency"
 
-    def attribute(self, model: SelfExplainer, instance: Instance) -> np.ndarray:
-        grads = embedding_gradients(model, instance, word_embeddings(model, instance))[0]  # [N, H]
+    def attribute(self, explainer: SelfExplainer, instance: Instance) -> np.ndarray:
+        grads = embedding_gradients(explainer, instance, word_embeddings(explainer, instance))[0]  # [N, H]
         return grads.norm(dim=-1)[instance.positions].double().cpu().numpy()

@@ -8,9 +8,9 @@ import torch
 from captum.attr import LayerIntegratedGradients
 
 from selfexplain.explainers.base import (
+    AttributionMethod,
     Baseline,
     EmbeddingClassifier,
-    Explainer,
     Instance,
     baseline_embeddings,
     baseline_ids,
@@ -20,7 +20,7 @@ from selfexplain.explainers.captum_support import token_sums
 from selfexplain.pipeline import SelfExplainer
 
 
-class IntegratedGradientsExplainer(Explainer):
+class IntegratedGradientsExplainer(AttributionMethod):
     """Score = ``sum_h (e_t - b_t)_h * mean_k grad_h(b + a_k (e - b))_t`` with ``a_k = (k + 0.5) / steps``.
 
     Baseline ``b``: the word embedding of the tokenizer's pad token (``"pad"``) or zeros
@@ -40,14 +40,14 @@ class IntegratedGradientsExplainer(Explainer):
         self.baseline = baseline
         self.batch_size = batch_size
 
-    def baseline_embeddings(self, model: SelfExplainer, instance: Instance, embeds: torch.Tensor) -> torch.Tensor:
+    def baseline_embeddings(self, explainer: SelfExplainer, instance: Instance, embeds: torch.Tensor) -> torch.Tensor:
         """``[1, N, H]``: the baseline at real tokens, the input's own embedding at special tokens."""
-        return baseline_embeddings(model, instance, embeds, self.baseline)
+        return baseline_embeddings(explainer, instance, embeds, self.baseline)
 
-    def attribute(self, model: SelfExplainer, instance: Instance) -> np.ndarray:
-        classifier = EmbeddingClassifier(model, instance)
-        baselines = baseline_ids(model, instance, self.baseline)  # [1, N]
-        with model.lock:  # captum hooks the embedding layer for the duration of the call
+    def attribute(self, explainer: SelfExplainer, instance: Instance) -> np.ndarray:
+        classifier = EmbeddingClassifier(explainer, instance)
+        baselines = baseline_ids(explainer, instance, self.baseline)  # [1, N]
+        with explainer.lock:  # captum hooks the embedding layer for the duration of the call
             attributions = LayerIntegratedGradients(classifier, classifier.words).attribute(
                 instance.batch.input_ids.to(baselines.device),
                 baselines=baselines,

@@ -31,10 +31,10 @@ class KernelShapExplainer(PerturbationExplainer):
         self.n_samples = n_samples
         self.seed = seed
 
-    def attribute(self, model: SelfExplainer, instance: Instance) -> np.ndarray:
+    def attribute(self, explainer: SelfExplainer, instance: Instance) -> np.ndarray:
         if instance.num_tokens == 1:
-            return FeatureAblationExplainer(self.baseline, self.batch_size).attribute(model, instance)
-        setup = self.setup(model, instance)
+            return FeatureAblationExplainer(self.baseline, self.batch_size).attribute(explainer, instance)
+        setup = self.setup(explainer, instance)
         with seeded(self.seed, instance):
             attributions = KernelShap(setup.forward).attribute(
                 setup.inputs,

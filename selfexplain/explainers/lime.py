@@ -34,8 +34,8 @@ class LimeExplainer(PerturbationExplainer):
         self.seed = seed
         self.ridge = ridge
 
-    def attribute(self, model: SelfExplainer, instance: Instance) -> np.ndarray:
-        setup = self.setup(model, instance)
+    def attribute(self, explainer: SelfExplainer, instance: Instance) -> np.ndarray:
+        setup = self.setup(explainer, instance)
         method = Lime(setup.forward, interpretable_model=SkLearnRidge(alpha=self.ridge))
         with seeded(self.seed, instance):
             attributions = method.attribute(

@@ -4,21 +4,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from selfexplain.explainers.base import Explainer, Instance
+from selfexplain.explainers.base import AttributionMethod, Instance
 from selfexplain.explainers.occlusion import Removal, predict_kept
 from selfexplain.pipeline import SelfExplainer
 
 
-class LeaveOneOutExplainer(Explainer):
+class LeaveOneOutExplainer(AttributionMethod):
     """Score of token t = ``p_target(x) - p_target(x without t)``; all T occlusions run as one batch."""
 
     name = "loo"
     label = "Leave-one-out"
+    windows = True
 
     def __init__(self, removal: Removal = "delete") -> None:
         self.removal = removal
 
-    def attribute(self, model: SelfExplainer, instance: Instance) -> np.ndarray:
+    def attribute(self, explainer: SelfExplainer, instance: Instance) -> np.ndarray:
         keep = ~np.eye(instance.num_tokens, dtype=bool)
-        probs = predict_kept(model, instance, keep, self.removal)
+        probs = predict_kept(explainer, instance, keep, self.removal)
         return instance.probabilities[instance.target] - probs[:, instance.target]

@@ -6,7 +6,7 @@ import zlib
 
 import numpy as np
 
-from selfexplain.explainers.base import Explainer, Instance
+from selfexplain.explainers.base import AttributionMethod, Instance
 from selfexplain.pipeline import SelfExplainer
 
 
@@ -16,14 +16,15 @@ def instance_rng(seed: int, instance: Instance) -> np.random.Generator:
     return np.random.default_rng([seed, key])
 
 
-class RandomExplainer(Explainer):
+class RandomExplainer(AttributionMethod):
     """Uniform random scores in [0, 1), seeded per input."""
 
     name = "random"
     label = "Random"
+    windows = True
 
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
 
-    def attribute(self, model: SelfExplainer, instance: Instance) -> np.ndarray:
+    def attribute(self, explainer: SelfExplainer, instance: Instance) -> np.ndarray:
         return instance_rng(self.seed, instance).random(instance.num_tokens)

@@ -6,11 +6,11 @@ import numpy as np
 
 from selfexplain.attention import rollout
 from selfexplain.explainers.attention_cls import attention_maps
-from selfexplain.explainers.base import Explainer, Instance
+from selfexplain.explainers.base import AttributionMethod, Instance
 from selfexplain.pipeline import SelfExplainer
 
 
-class RolloutExplainer(Explainer):
+class RolloutExplainer(AttributionMethod):
     """``R = A'_L ... A'_1`` with ``A' = residual * I + (1 - residual) * mean_heads(A)``; score = ``R[0, t]``."""
 
     name = "rollout"
@@ -19,5 +19,5 @@ class RolloutExplainer(Explainer):
     def __init__(self, residual: float = 0.5) -> None:
         self.residual = residual
 
-    def attribute(self, model: SelfExplainer, instance: Instance) -> np.ndarray:
+    def attribute(self, explainer: SelfExplainer, instance: Instance) -> np.ndarray:
         return rollout(attention_maps(instance), self.residual)[0, instance.positions].astype(np.float64)

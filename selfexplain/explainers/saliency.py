@@ -6,21 +6,21 @@ from __future__ import annotations
 import numpy as np
 from captum.attr import Saliency
 
-from selfexplain.explainers.base import Explainer, Instance, embedding_logits, word_embeddings
+from selfexplain.explainers.base import AttributionMethod, Instance, embedding_logits, word_embeddings
 from selfexplain.explainers.captum_support import token_sums
 from selfexplain.pipeline import SelfExplainer
 
 
-class SaliencyExplainer(Explainer):
+class SaliencyExplainer(AttributionMethod):
     """Score = ``sum_h |d logit_target / d e_t|_h``, the L1 norm of the gradient (unsigned; the
     ``gradient`` explainer is its L2 norm)."""
 
     name = "saliency"
     label = "Saliency (L1, captum)"
 
-    def attribute(self, model: SelfExplainer, instance: Instance) -> np.ndarray:
-        method = Saliency(lambda embeds: embedding_logits(model, instance, embeds))
+    def attribute(self, explainer: SelfExplainer, instance: Instance) -> np.ndarray:
+        method = Saliency(lambda embeds: embedding_logits(explainer, instance, embeds))
         attributions = method.attribute(
-            word_embeddings(model, instance).requires_grad_(), target=instance.target, abs=True
+            word_embeddings(explainer, instance).requires_grad_(), target=instance.target, abs=True
         )
         return token_sums(attributions, instance)  # [1, N, H] -> [T]

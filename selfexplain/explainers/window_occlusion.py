@@ -29,8 +29,8 @@ class OcclusionExplainer(PerturbationExplainer):
             raise ValueError("window must be at least 1")
         self.window = window
 
-    def attribute(self, model: SelfExplainer, instance: Instance) -> np.ndarray:
-        setup = self.setup(model, instance)
+    def attribute(self, explainer: SelfExplainer, instance: Instance) -> np.ndarray:
+        setup = self.setup(explainer, instance)
         hidden = setup.inputs.shape[-1]
         attributions = Occlusion(setup.forward).attribute(
             setup.inputs,

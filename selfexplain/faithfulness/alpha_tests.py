@@ -11,9 +11,10 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from selfexplain.explainers.base import Instance
 from selfexplain.explanation import disjoint_spans
 from selfexplain.faithfulness.metrics import first_flip, js_divergence, total_variation
+from selfexplain.inputs.positions import span_tokens, token_index
+from selfexplain.instance import Instance
 from selfexplain.normalisers import normalise
 from selfexplain.pipeline import SelfExplainer
 
@@ -47,32 +48,27 @@ def softmax(x: np.ndarray) -> np.ndarray:
 
 
 @torch.no_grad()
-def span_view(model: SelfExplainer, instance: Instance) -> SpanView:
-    """The valid spans of ``instance`` with their alpha and output contributions."""
-    net, output = model.model, instance.output
-    if net.span_layer is None or output.hidden_states is None or output.span_starts is None:
-        raise ValueError("the alpha tests need a span-head model and hidden states")
-    layer = net.config.encoder_layer
-    hidden = output.hidden_states[layer]
-    valid = output.span_valid
-    assert valid is not None and output.alpha is not None
-    starts, ends = output.span_starts[valid[0]], output.span_ends[valid[0]]
-    vectors = net.span_layer.span_vectors(net.span_layer.token_features(hidden), starts, ends)[0]  # [V, H]
+def span_view(explainer: SelfExplainer, instance: Instance) -> SpanView:
+    """The valid spans of ``instance`` (one window or several) with their alpha and output contributions."""
+    net, output = explainer.model, instance.output
+    if net.span_layer is None or output.span_inputs is None or output.span_starts is None:
+        raise ValueError("the alpha tests need a span-head model")
+    assert output.span_valid is not None and output.span_ends is not None and output.alpha is not None
+    valid = output.span_valid[0]
+    starts, ends = output.span_starts[valid], output.span_ends[valid]
+    with explainer.lock:  # the span layer caches its projection weights: model state
+        features = net.span_layer.token_features(output.span_inputs)
+        vectors = net.span_layer.span_vectors(features, starts, ends)[0]  # [V, H]
     contributions = (vectors @ net.output.weight.T).double().cpu().numpy()
-    scores = output.span_logits[0, valid[0]].double().cpu().numpy()
-    index_of = np.full(instance.batch.input_ids.shape[1], -1)
-    index_of[instance.positions] = np.arange(instance.num_tokens)
+    scores = output.span_logits[0, valid].double().cpu().numpy()
+    if instance.windowed:
+        index = instance.plan.global_index.reshape(-1).numpy()
+    else:
+        index = token_index(instance.batch.token_mask[0].numpy())
+    first, last = span_tokens(index, *(t.cpu().numpy() for t in (output.span_starts, output.span_ends, valid)))
     normaliser = net.config.normaliser
-    alpha = softmax(scores) if normaliser == "softmax" else output.alpha[0, valid[0]].double().cpu().numpy()
-    return SpanView(
-        scores,
-        alpha,
-        contributions,
-        net.output.bias.double().cpu().numpy(),
-        index_of[starts.cpu().numpy()],
-        index_of[ends.cpu().numpy()],
-        normaliser,
-    )
+    alpha = softmax(scores) if normaliser == "softmax" else output.alpha[0, valid].double().cpu().numpy()
+    return SpanView(scores, alpha, contributions, net.output.bias.double().cpu().numpy(), first, last, normaliser)
 
 
 def removal_logits(view: SpanView, order: np.ndarray) -> np.ndarray:

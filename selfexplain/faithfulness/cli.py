@@ -80,8 +80,8 @@ def run_faithfulness(args: argparse.Namespace) -> int:
         phrases = phrase_index(args.trees)
     if args.threads:
         torch.set_num_threads(args.threads)
-    model = load_model(args.model, fused=not args.no_fused, precision=args.precision)
-    examples = read_model_examples(args, args.data, model.config.label_names)[: args.limit]
+    explainer = load_model(args.model, fused=not args.no_fused, precision=args.precision)
+    examples = read_model_examples(args, args.data, explainer.config.label_names)[: args.limit]
     names = tuple(n.strip() for n in args.explainers.split(",") if n.strip())
     options = LabOptions(explainers=names, removal=args.removal, seed=args.seed, alpha_tests=not args.no_alpha_tests)
     bar = tqdm(total=len(examples), desc="faithfulness", unit="ex", disable=args.no_progress)
@@ -90,7 +90,7 @@ def run_faithfulness(args: argparse.Namespace) -> int:
         bar.update(done - bar.n)
 
     try:
-        rows = run_lab(model, examples, options, args.out, progress, workers=args.workers)
+        rows = run_lab(explainer, examples, options, args.out, progress, workers=args.workers)
     finally:
         bar.close()
     tables, written = write_report(rows, args.out)

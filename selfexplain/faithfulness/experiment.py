@@ -14,7 +14,7 @@ import numpy as np
 
 from selfexplain.data import Example
 from selfexplain.errors import InvalidInputError
-from selfexplain.explainers import EXPLAINERS, get_explainer, prepare
+from selfexplain.explainers import METHODS, get_method
 from selfexplain.explainers.attention_rows import AttentionRowsExplainer
 from selfexplain.explainers.occlusion import REMOVALS, Removal, predict_kept
 from selfexplain.explainers.random_baseline import instance_rng
@@ -22,6 +22,7 @@ from selfexplain.faithfulness import alpha_tests
 from selfexplain.faithfulness.metrics import kendall_tau, ranking
 from selfexplain.faithfulness.tokens import token_experiments
 from selfexplain.faithfulness.workers import analyse_in_workers
+from selfexplain.instance import Instance
 from selfexplain.jsonl import RecordError, parse_record
 from selfexplain.pipeline import SelfExplainer
 
@@ -54,20 +55,24 @@ class LabOptions:
     extra: dict[str, str] = field(default_factory=dict)
 
     def check(self) -> None:
-        unknown = [n for n in self.explainers if n not in EXPLAINERS]
+        unknown = [n for n in self.explainers if n not in METHODS]
         if unknown or not self.explainers:
-            raise InvalidInputError(f"unknown explainers {unknown}; choose from {', '.join(EXPLAINERS)}")
+            raise InvalidInputError(f"unknown explainers {unknown}; choose from {', '.join(METHODS)}")
         if self.removal not in REMOVALS:
             raise InvalidInputError(f"removal must be one of {', '.join(REMOVALS)}")
 
 
-def analyse(model: SelfExplainer, example: Example, index: int, options: LabOptions) -> dict[str, object]:
-    """Every metric for one input (target = the predicted class) -> one JSON-ready row."""
-    instance = prepare(model, example.text, example.pair)
+def analyse(explainer: SelfExplainer, example: Example, index: int, options: LabOptions) -> dict[str, object]:
+    """Every metric for one input (target = the predicted class) -> one JSON-ready row. A single text
+    longer than one encoder window is read in windows: it gets the methods that score windowed texts
+    (the others are listed under ``skipped``) and the alpha tests without the attention comparisons."""
+    instance = explainer.instance(example.text, example.pair)
     rng = instance_rng(options.seed, instance)
-    scores = {name: get_explainer(name).attribute(model, instance) for name in options.explainers}
+    methods = {name: get_method(name) for name in options.explainers}
+    usable = {name: m for name, m in methods.items() if m.windows or not instance.windowed}
+    scores = {name: method.attribute(explainer, instance) for name, method in usable.items()}
     random_token = int(rng.integers(instance.num_tokens))
-    tokens = token_experiments(model, instance, scores, random_token, options.removal)
+    tokens = token_experiments(explainer, instance, scores, random_token, options.removal)
     names = list(scores)
     tau = {f"{a}|{b}": kendall_tau(scores[a], scores[b]) for i, a in enumerate(names) for b in names[i + 1 :]}
     row: dict[str, object] = {
@@ -78,43 +83,51 @@ def analyse(model: SelfExplainer, example: Example, index: int, options: LabOpti
         "predicted": instance.target,
         "probabilities": np.round(instance.probabilities, 6).tolist(),
         "tokens": instance.tokens,
-        "offsets": [list(instance.batch.offsets[0][p]) for p in instance.positions.tolist()],
+        "offsets": [[token.start, token.end] for token in instance.explanation.tokens],
         "explainers": {
             name: {**tokens[name], "top": ranking(scores[name])[: options.top_tokens].tolist()} for name in names
         },
         "scores": {name: np.round(scores[name], 6).tolist() for name in names},
         "tau": {k: (None if np.isnan(v) else round(v, 6)) for k, v in tau.items()},
     }
-    if options.alpha_tests and model.config.head == "span":
-        row["alpha"] = _alpha_row(model, instance, rng, options)
+    if instance.windowed:
+        row["windows"] = list(instance.plan.window_starts)
+        row["skipped"] = [name for name in methods if name not in usable]
+    if options.alpha_tests and explainer.config.head == "span":
+        row["alpha"] = _alpha_row(explainer, instance, rng, options)
     return row
 
 
-def _alpha_row(model: SelfExplainer, instance, rng: np.random.Generator, options: LabOptions) -> dict[str, object]:
-    view = alpha_tests.span_view(model, instance)
-    attention = AttentionRowsExplainer().attribute(model, instance)  # rows that reach the output
+def _alpha_row(
+    explainer: SelfExplainer, instance: Instance, rng: np.random.Generator, options: LabOptions
+) -> dict[str, object]:
+    view = alpha_tests.span_view(explainer, instance)
+    windowed = instance.windowed  # windows have no attention maps: no attention comparison there
+    attention = np.zeros(instance.num_tokens) if windowed else AttentionRowsExplainer().attribute(explainer, instance)
     # row 0 of each: the top alpha span, and the attention window of the same length
     alpha_k, attention_k = alpha_tests.top_span_masks(view, attention, instance.num_tokens)
     (start, end), (a_start, a_end) = (_ends(alpha_k[0]), _ends(attention_k[0]))
-    only = np.stack([alpha_k[0], attention_k[0]])
-    probs = predict_kept(model, instance, np.concatenate([only, ~alpha_k, ~attention_k]), options.removal)
-    target = instance.target
-    drops = instance.probabilities[target] - probs[2:, target]  # [2 * k_max]: alpha spans, then attention
-    return {
+    only = np.stack([alpha_k[0]] if windowed else [alpha_k[0], attention_k[0]])
+    removed = [~alpha_k] if windowed else [~alpha_k, ~attention_k]
+    probs = predict_kept(explainer, instance, np.concatenate([only, *removed]), options.removal)
+    target, k = instance.target, len(alpha_k)
+    drops = instance.probabilities[target] - probs[len(only) :, target]  # [2 * k_max]: alpha spans, then attention
+    row = {
         "four_way": alpha_tests.four_way(view, rng),
         **alpha_tests.permutation_test(view, rng, options.permutations),
         **alpha_tests.adversarial_alpha(view, options.adversarial_steps, seed=options.seed),
         "uniform_predicted": alpha_tests.uniform_prediction(view),
         "top_span": [start, end],
-        "top_attention_span": [a_start, a_end],
+        "top_attention_span": None if windowed else [a_start, a_end],
         "top_span_predicted": int(probs[0].argmax()),
-        "top_attention_span_predicted": int(probs[1].argmax()),
+        "top_attention_span_predicted": None if windowed else int(probs[1].argmax()),
         "span_drop_alpha": float(drops[0]),
-        "span_drop_attention": float(drops[len(alpha_k)]),
-        "span_drop_alpha_k": np.round(drops[: len(alpha_k)], 6).tolist(),
-        "span_drop_attention_k": np.round(drops[len(alpha_k) :], 6).tolist(),
+        "span_drop_attention": None if windowed else float(drops[k]),
+        "span_drop_alpha_k": np.round(drops[:k], 6).tolist(),
+        "span_drop_attention_k": None if windowed else np.round(drops[k:], 6).tolist(),
         "num_spans": int(view.alpha.shape[0]),
     }
+    return {key: value for key, value in row.items() if value is not None}
 
 
 def _ends(mask: np.ndarray) -> tuple[int, int]:
@@ -144,7 +157,7 @@ def _truncate_torn_tail(path: Path, rows: list[dict[str, object]]) -> None:
 
 
 def run_lab(
-    model: SelfExplainer,
+    explainer: SelfExplainer,
     examples: Sequence[Example],
     options: LabOptions,
     out: Path | None = None,
@@ -162,8 +175,8 @@ def run_lab(
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         settings = {
-            "model": model.name,
-            "precision": model.model.encoder_precision,
+            "model": explainer.name,
+            "precision": explainer.model.encoder_precision,
             "examples": len(examples),
             # the inputs themselves: another file of the same length must not resume this run
             "inputs_sha256": hashlib.sha256(
@@ -184,9 +197,9 @@ def run_lab(
     todo = [(index, example) for index, example in enumerate(examples) if index not in done]
     finished = len(examples) - len(todo)
     if workers > 1 and len(todo) > 1:
-        rows: Iterable[dict[str, object]] = analyse_in_workers(model, todo, options, min(workers, len(todo)))
+        rows: Iterable[dict[str, object]] = analyse_in_workers(explainer, todo, options, min(workers, len(todo)))
     else:
-        rows = (analyse(model, example, index, options) for index, example in todo)
+        rows = (analyse(explainer, example, index, options) for index, example in todo)
     try:
         if progress is not None and finished:
             progress(finished, len(examples))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from selfexplain.explainers import EXPLAINERS
+from selfexplain.explainers import METHODS
 from selfexplain.faithfulness.metrics import METRICS
 from selfexplain.highlight import escape_text
 
@@ -15,7 +15,7 @@ COUNT_HEADING = "Inputs"
 
 def method_label(name: str) -> str:
     """The explainer's human name; a name the registry does not know (an older results folder) as is."""
-    return EXPLAINERS[name].label if name in EXPLAINERS and EXPLAINERS[name].label else name
+    return METHODS[name].label if name in METHODS and METHODS[name].label else name
 
 
 def axis_label(name: str, width: int = 22) -> str:

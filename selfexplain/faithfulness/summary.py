@@ -15,7 +15,13 @@ TOKEN_METRICS = ("comprehensiveness", "sufficiency", "flip_fraction", "never_fli
 
 
 def explainer_names(rows: Rows) -> list[str]:
-    return list(rows[0]["explainers"]) if rows else []
+    """Every method in the rows, in order of first appearance (a text read in windows has fewer)."""
+    return list(dict.fromkeys(name for r in rows for name in r["explainers"]))
+
+
+def _with(rows: Rows, name: str) -> list[dict]:
+    """The rows that scored method ``name``."""
+    return [r for r in rows if name in r["explainers"]]
 
 
 def summary_table(rows: Rows) -> pd.DataFrame:
@@ -25,8 +31,8 @@ def summary_table(rows: Rows) -> pd.DataFrame:
     mean Kendall tau with leave-one-out."""
     records = []
     for name in explainer_names(rows):
-        per = [r["explainers"][name] for r in rows]
-        taus = [_tau(r, name, "loo") for r in rows]
+        per = [r["explainers"][name] for r in _with(rows, name)]
+        taus = [_tau(r, name, "loo") for r in _with(rows, name)]
         records.append(
             {
                 "explainer": name,
@@ -63,7 +69,7 @@ def curve_table(rows: Rows) -> pd.DataFrame:
     """Long table: explainer, fraction of tokens removed (top first), mean target probability."""
     records = []
     for name in explainer_names(rows):
-        mean = np.mean([r["explainers"][name]["curve"] for r in rows], axis=0)
+        mean = np.mean([r["explainers"][name]["curve"] for r in _with(rows, name)], axis=0)
         records += [{"explainer": name, "fraction_removed": f, "probability": p} for f, p in zip(CURVE_POINTS, mean)]
     return pd.DataFrame.from_records(records)
 
@@ -93,6 +99,8 @@ def alpha_table(rows: Rows) -> pd.DataFrame:
     if not tests:
         return pd.DataFrame(columns=["test", "value", "better"])
     a = [r["alpha"] for r in tests]
+    # a text read in windows has no attention maps: the attention comparisons cover the other inputs
+    looked = [(x, r) for x, r in zip(a, tests) if "top_attention_span_predicted" in x]
     orders = [(k, ORDER_NAMES.get(k, k)) for k in a[0]["four_way"]]
     records = [
         (f"spans removed until the label flips ({o})", np.mean([x["four_way"][k]["span_fraction"] for x in a]), "lower")
@@ -132,23 +140,25 @@ def alpha_table(rows: Rows) -> pd.DataFrame:
             np.mean([x["top_span_predicted"] == r["predicted"] for x, r in zip(a, tests)]),
             "higher",
         ),
-        (
-            "prediction kept reading only the top attention span",
-            np.mean([x["top_attention_span_predicted"] == r["predicted"] for x, r in zip(a, tests)]),
-            "",
-        ),
-        ("probability drop deleting the top alpha span", np.mean([x["span_drop_alpha"] for x in a]), "higher"),
-        ("probability drop deleting the top attention span", np.mean([x["span_drop_attention"] for x in a]), ""),
-        *[
-            (f"probability drop deleting the top {k} {kind} spans", np.mean([x[field][k - 1] for x in a]), better)
-            for k in (2, 3)
-            for kind, field, better in (
-                ("alpha", "span_drop_alpha_k", "higher"),
-                ("attention", "span_drop_attention_k", ""),
-            )
-            if all(field in x for x in a)  # rows written before this test existed lack it
-        ],
     ]
+    attention = [x for x, _ in looked]
+    if looked:
+        kept = np.mean([x["top_attention_span_predicted"] == r["predicted"] for x, r in looked])
+        records.append(("prediction kept reading only the top attention span", kept, ""))
+    records.append(
+        ("probability drop deleting the top alpha span", np.mean([x["span_drop_alpha"] for x in a]), "higher")
+    )
+    if looked:
+        drop = np.mean([x["span_drop_attention"] for x in attention])
+        records.append(("probability drop deleting the top attention span", drop, ""))
+    for k in (2, 3):
+        for kind, field, better, group in (
+            ("alpha", "span_drop_alpha_k", "higher", a),
+            ("attention", "span_drop_attention_k", "", attention),
+        ):
+            if group and all(field in x for x in group):  # rows written before this test existed lack it
+                value = np.mean([x[field][k - 1] for x in group])
+                records.append((f"probability drop deleting the top {k} {kind} spans", value, better))
     labelled = [(x, r) for x, r in zip(a, tests) if r.get("label") is not None]
     if labelled:
         records += [
@@ -159,12 +169,16 @@ def alpha_table(rows: Rows) -> pd.DataFrame:
                 np.mean([x["top_span_predicted"] == r["label"] for x, r in labelled]),
                 "higher",
             ),
-            (
-                "accuracy: top attention span only",
-                np.mean([x["top_attention_span_predicted"] == r["label"] for x, r in labelled]),
-                "",
-            ),
         ]
+        labelled_looked = [(x, r) for x, r in labelled if "top_attention_span_predicted" in x]
+        if labelled_looked:
+            records.append(
+                (
+                    "accuracy: top attention span only",
+                    np.mean([x["top_attention_span_predicted"] == r["label"] for x, r in labelled_looked]),
+                    "",
+                )
+            )
     return pd.DataFrame(records, columns=["test", "value", "better"])
 
 

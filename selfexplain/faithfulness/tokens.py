@@ -18,7 +18,6 @@ import math
 
 import numpy as np
 
-from selfexplain.explainers.base import Instance
 from selfexplain.explainers.occlusion import Removal, predict_kept
 from selfexplain.faithfulness.metrics import (
     CURVE_POINTS,
@@ -29,6 +28,7 @@ from selfexplain.faithfulness.metrics import (
     ranking,
     top_k_masks,
 )
+from selfexplain.instance import Instance
 from selfexplain.pipeline import SelfExplainer
 
 
@@ -40,7 +40,7 @@ def _first_flip(removed: dict[int, np.ndarray], count: int, original: int) -> in
 
 
 def token_experiments(
-    model: SelfExplainer,
+    explainer: SelfExplainer,
     instance: Instance,
     scores: dict[str, np.ndarray],
     random_token: int,
@@ -63,7 +63,7 @@ def token_experiments(
     blocks += [top_k_masks(orders[name], sizes) for name in names]
     random_keep = np.ones((1, count), dtype=bool)
     random_keep[0, random_token] = False
-    probs = predict_kept(model, instance, np.concatenate([*blocks, random_keep]), removal)
+    probs = predict_kept(explainer, instance, np.concatenate([*blocks, random_keep]), removal)
     removed = {name: dict(zip(wanted, probs[i * len(wanted) : (i + 1) * len(wanted)])) for i, name in enumerate(names)}
     offset = len(names) * len(wanted)
     kept = {name: probs[offset + i * len(sizes) : offset + (i + 1) * len(sizes)] for i, name in enumerate(names)}
@@ -81,7 +81,7 @@ def token_experiments(
     requests = [(name, k) for name, ks in extra.items() for k in ks]
     if requests:
         masks = np.concatenate([~top_k_masks(orders[name], np.array([k])) for name, k in requests])
-        for (name, k), row in zip(requests, predict_kept(model, instance, masks, removal)):
+        for (name, k), row in zip(requests, predict_kept(explainer, instance, masks, removal)):
             removed[name][k] = row
 
     full = instance.probabilities

@@ -19,17 +19,17 @@ import torch
 from selfexplain.data import Example
 from selfexplain.pipeline import SelfExplainer
 
-_worker_model: SelfExplainer | None = None
+_worker_explainer: SelfExplainer | None = None
 _worker_options: object = None
 
 
 def _start_worker(directory: str, fused: bool, precision: str, options: dict) -> None:
-    global _worker_model, _worker_options
+    global _worker_explainer, _worker_options
     from selfexplain.faithfulness.experiment import LabOptions
     from selfexplain.pipeline import load_model
 
     torch.set_num_threads(1)
-    _worker_model = load_model(directory, fused=fused, precision=precision)  # type: ignore[arg-type]
+    _worker_explainer = load_model(directory, fused=fused, precision=precision)  # type: ignore[arg-type]
     options["explainers"] = tuple(options["explainers"])
     _worker_options = LabOptions(**options)
 
@@ -38,18 +38,18 @@ def _analyse(job: tuple[int, Example]) -> dict[str, object]:
     from selfexplain.faithfulness.experiment import analyse
 
     index, example = job
-    assert _worker_model is not None
-    return analyse(_worker_model, example, index, _worker_options)  # type: ignore[arg-type]
+    assert _worker_explainer is not None
+    return analyse(_worker_explainer, example, index, _worker_options)  # type: ignore[arg-type]
 
 
 def analyse_in_workers(
-    model: SelfExplainer, jobs: Iterable[tuple[int, Example]], options: object, workers: int
+    explainer: SelfExplainer, jobs: Iterable[tuple[int, Example]], options: object, workers: int
 ) -> Iterator[dict[str, object]]:
     """Rows for ``jobs`` ``(index, example)`` in completion order, from ``workers`` processes."""
-    if model.directory is None:
+    if explainer.directory is None:
         raise ValueError("parallel workers load the model from its folder; this model has none (use workers=1)")
-    fused = bool(model.model.span_layer is not None and model.model.span_layer.fused)
+    fused = bool(explainer.model.span_layer is not None and explainer.model.span_layer.fused)
     context = multiprocessing.get_context("spawn")
-    init = (str(model.directory), fused, model.model.encoder_precision, asdict(options))  # type: ignore[call-overload]
+    init = (str(explainer.directory), fused, explainer.model.encoder_precision, asdict(options))  # type: ignore[call-overload]
     with context.Pool(workers, initializer=_start_worker, initargs=init) as pool:
         yield from pool.imap_unordered(_analyse, list(jobs), chunksize=1)

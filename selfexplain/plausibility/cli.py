@@ -62,7 +62,7 @@ def run_plausibility(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from selfexplain.errors import InvalidInputError
-    from selfexplain.explainers import get_explainer, prepare
+    from selfexplain.explainers import get_method
     from selfexplain.pipeline import load_model
     from selfexplain.plausibility.metrics import plausibility
     from selfexplain.plausibility.rationales import read_rationale_jsonl
@@ -70,7 +70,7 @@ def run_plausibility(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 1:
         raise InvalidInputError("--limit must be at least 1")
     names = [n.strip() for n in args.explainers.split(",") if n.strip() and n.strip() != "alpha"]
-    methods = {name: get_explainer(name) for name in names}
+    methods = {name: get_method(name) for name in names}
     explainer = load_model(args.model, fused=not args.no_fused)
     rows = read_rationale_jsonl(args.data, explainer.config.label_names)[: args.limit]
     explanations, scores = [], {name: [] for name in methods}
@@ -78,7 +78,7 @@ def run_plausibility(args: argparse.Namespace) -> int:
         text = explainer.truncate_to_fit(row.text)[0] if methods else row.text
         explanations.append(explainer.explain(text, attentions=False))
         if methods:
-            instance = prepare(explainer, text)
+            instance = explainer.instance(text)
             for name, method in methods.items():
                 scores[name].append(method.attribute(explainer, instance))
     correct = [e.predicted_index == r.label for e, r in zip(explanations, rows)]

@@ -9,7 +9,7 @@ import numpy as np
 
 from selfexplain.anatomy.corpus import attention_anatomy
 from selfexplain.data import Example
-from selfexplain.explainers import get_explainer, prepare
+from selfexplain.explainers import get_method
 
 TEXTS = [f"sentence {i}: the {w} film is {a} but the end is {b}" for i, (w, a, b) in enumerate(
     [("long", "slow", "kind"), ("short", "sharp", "flat"), ("odd", "warm", "cold"), ("quiet", "dull", "true")]
@@ -20,8 +20,8 @@ def test_gradients_in_one_thread_do_not_change_explanations_in_another(tiny_expl
     examples = [Example(t, label=i % 5) for i, t in enumerate(TEXTS)]
     alone_anatomy = attention_anatomy(tiny_explainer, examples, batch_size=2, head_sentences=2, progress=False)
     alone = [tiny_explainer.explain(t, attentions=False) for t in TEXTS]
-    ig = get_explainer("integrated_gradients")
-    alone_ig = ig.attribute(tiny_explainer, prepare(tiny_explainer, TEXTS[0]))
+    ig = get_method("integrated_gradients")
+    alone_ig = ig.attribute(tiny_explainer, tiny_explainer.instance(TEXTS[0]))
 
     results: dict[str, object] = {}
     errors: list[BaseException] = []
@@ -31,7 +31,7 @@ def test_gradients_in_one_thread_do_not_change_explanations_in_another(tiny_expl
             results["anatomy"] = attention_anatomy(
                 tiny_explainer, examples, batch_size=2, head_sentences=2, progress=False
             )
-            results["ig"] = ig.attribute(tiny_explainer, prepare(tiny_explainer, TEXTS[0]))
+            results["ig"] = ig.attribute(tiny_explainer, tiny_explainer.instance(TEXTS[0]))
         except BaseException as err:  # surfaced below: a thread's exception would otherwise vanish
             errors.append(err)
 

@@ -16,19 +16,9 @@ import numpy as np
 import torch
 from transformers import PreTrainedTokenizerBase
 
-from selfexplain.encoding import word_boundaries, word_keys
-
-
-@dataclass(frozen=True)
-class TokenisedText:
-    """One text tokenised once, without special tokens: ``ids`` ``[T]``, per token its character
-    ``offsets`` and wordpiece, and ``word_start``/``word_end`` ``[T]`` bool (first / last piece of a word)."""
-
-    ids: list[int]
-    offsets: list[tuple[int, int]]
-    pieces: list[str]
-    word_start: np.ndarray
-    word_end: np.ndarray
+from selfexplain.errors import InvalidInputError
+from selfexplain.inputs.tokens import TokenisedText, tokenise
+from selfexplain.limits import DENSE_MAX_TOKENS, limit_hint, max_spans
 
 
 @dataclass(frozen=True)
@@ -38,7 +28,7 @@ class WindowPlan:
     ``global_index`` ``[Wn, n]``: the global token index at each window slot (-1 on
     special tokens and padding). ``span_starts``/``span_ends`` ``[S]``: flat slot
     positions (``w * n + p``) of each kept span's ends, ordered by (start, end) (as global
-    token indices: :meth:`span_tokens`). ``offsets``/``pieces``: per global token, character offsets and wordpiece.
+    token indices: :meth:`span_tokens`). ``tokens``: the text's tokens the windows hold.
     ``inner``: real tokens a window holds.
     """
 
@@ -48,14 +38,34 @@ class WindowPlan:
     global_index: torch.Tensor
     span_starts: torch.Tensor
     span_ends: torch.Tensor
-    offsets: list[tuple[int, int]]
-    pieces: list[str]
+    tokens: TokenisedText
     window_starts: tuple[int, ...]
     inner: int = 0
 
     @property
+    def offsets(self) -> list[tuple[int, int]]:
+        """Per global token, its character offsets."""
+        return self.tokens.offsets
+
+    @property
+    def pieces(self) -> list[str]:
+        """Per global token, its wordpiece."""
+        return self.tokens.pieces
+
+    @property
     def num_tokens(self) -> int:
-        return len(self.offsets)
+        return len(self.tokens.ids)
+
+    def model_inputs(self, device: torch.device | str = "cpu") -> dict[str, torch.Tensor]:
+        """The arguments of :meth:`~selfexplain.model.SelfExplainingModel.forward_windows`."""
+        inputs = {
+            "input_ids": self.input_ids,
+            "attention_mask": self.attention_mask,
+            "token_mask": self.token_mask,
+            "span_starts": self.span_starts,
+            "span_ends": self.span_ends,
+        }
+        return {k: v.to(device) for k, v in inputs.items()}
 
     @property
     def num_spans(self) -> int:
@@ -120,22 +130,6 @@ def special_frame(tokenizer: PreTrainedTokenizerBase) -> tuple[list[int], list[i
     raise ValueError("cannot find where the tokenizer puts its special tokens")
 
 
-def tokenise(tokenizer: PreTrainedTokenizerBase, text: str) -> TokenisedText:
-    """``text`` tokenised once (no special tokens), with offsets, pieces and word boundaries."""
-    encoded = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
-    ids: list[int] = encoded["input_ids"]
-    real = torch.ones(1, len(ids), dtype=torch.bool)
-    keys = word_keys([encoded.word_ids()], [[0] * len(ids)], real)
-    word_start, word_end = (m[0].numpy() for m in word_boundaries(keys, real))
-    return TokenisedText(
-        ids=ids,
-        offsets=[(int(a), int(b)) for a, b in encoded["offset_mapping"]],
-        pieces=tokenizer.convert_ids_to_tokens(ids),
-        word_start=word_start,
-        word_end=word_end,
-    )
-
-
 def window_rows(
     tokenizer: PreTrainedTokenizerBase, ids: list[int], starts: list[int], inner: int
 ) -> tuple[torch.Tensor, ...]:
@@ -172,9 +166,20 @@ def plan_windows(
     max_width: int | None = None,
     unit: str = "piece",
 ) -> WindowPlan:
-    """Tokenise ``text`` once and lay it out in overlapping windows of ``window`` tokens.
-    With ``unit="word"`` only spans from a word's first piece to a word's last piece are kept."""
-    tokens = tokenise(tokenizer, text)
+    """Tokenise ``text`` once and lay it out in overlapping windows (see :func:`plan_tokens`)."""
+    return plan_tokens(tokenizer, tokenise(tokenizer, text), window, stride, max_width, unit)
+
+
+def plan_tokens(
+    tokenizer: PreTrainedTokenizerBase,
+    tokens: TokenisedText,
+    window: int = 512,
+    stride: int = 256,
+    max_width: int | None = None,
+    unit: str = "piece",
+) -> WindowPlan:
+    """Lay a text's ``tokens`` out in overlapping windows of ``window`` tokens (special tokens
+    included). With ``unit="word"`` only spans from a word's first piece to a word's last piece are kept."""
     inner = inner_size(tokenizer, window)
     starts = np.asarray(window_starts(len(tokens.ids), inner, min(stride, inner)))
     input_ids, attention, token_mask, global_index = window_rows(tokenizer, tokens.ids, starts.tolist(), inner)
@@ -191,8 +196,45 @@ def plan_windows(
         global_index=global_index,
         span_starts=torch.from_numpy(base + first),
         span_ends=torch.from_numpy(base + last),
-        offsets=tokens.offsets,
-        pieces=tokens.pieces,
+        tokens=tokens,
         window_starts=tuple(int(s) for s in starts),
         inner=inner,
     )
+
+
+def check_plan(plan: WindowPlan, dense: bool) -> None:
+    """Refuse (:class:`InvalidInputError`) a text with no spans, more spans than
+    :func:`~selfexplain.limits.max_spans`, or, when ``dense``, more tokens than a dense grid may hold."""
+    if dense and plan.num_tokens > DENSE_MAX_TOKENS:
+        raise InvalidInputError(
+            f"the text has {plan.num_tokens:,} tokens; a dense explanation stops at {DENSE_MAX_TOKENS:,} "
+            "(explain_document keeps long texts sparse)"
+        )
+    if plan.num_spans > max_spans():
+        raise InvalidInputError(
+            f"the text has {plan.num_spans:,} spans, over the limit of {max_spans():,}; shorten it, "
+            f"use a model with a maximum span width, or raise the character limit ({limit_hint()})"
+        )
+    if plan.num_spans == 0:
+        raise InvalidInputError("the text has no tokens the model can read")
+
+
+def single_window(
+    tokenizer: PreTrainedTokenizerBase, tokens: TokenisedText, start: int, window: int
+) -> tuple[dict[str, torch.Tensor], torch.Tensor]:
+    """The model's keyword inputs ``[1, n]`` for the one window of ``tokens`` that starts at token
+    ``start`` (word boundaries from the whole text's words), and its ``global_index`` ``[1, n]``."""
+    if not 0 <= start < max(1, len(tokens.ids)):
+        raise InvalidInputError(f"no window starts at token {start}; the text has {len(tokens.ids)} tokens")
+    inner = inner_size(tokenizer, window)
+    input_ids, attention, token_mask, global_index = window_rows(tokenizer, tokens.ids, [start], inner)
+    real, slot = global_index >= 0, global_index.clamp_min(0)
+    inputs = {
+        "input_ids": input_ids,
+        "attention_mask": attention,
+        "token_mask": token_mask,
+        "segment_ids": torch.zeros_like(input_ids),
+        "word_start": real & torch.from_numpy(tokens.word_start)[slot],
+        "word_end": real & torch.from_numpy(tokens.word_end)[slot],
+    }
+    return inputs, global_index

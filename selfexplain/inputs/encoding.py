@@ -1,4 +1,5 @@
-"""Text (or text pair) -> model input tensors, with character offsets kept."""
+"""Tokenised rows -> padded model input tensors ``[B, N]``, with character offsets, segments and word
+boundaries kept (:func:`assemble`). Tokenising is :mod:`selfexplain.inputs.tokens`."""
 
 from __future__ import annotations
 
@@ -9,9 +10,33 @@ import numpy as np
 import torch
 from transformers import PreTrainedTokenizerBase
 
-from selfexplain.errors import InputTooLongError
-
 WHITESPACE = np.array([ord(c) for c in " \t\n\r\x0b\x0c\u00a0\u2009\u3000"], dtype=np.uint32)
+
+
+@dataclass(frozen=True)
+class TokenRow:
+    """One tokenised input (special tokens included): per position its id, raw character offsets,
+    sequence id (0/1 for the texts of a pair, None on special tokens), word id and token type id."""
+
+    ids: list[int]
+    offsets: list[tuple[int, int]]
+    sequence_ids: list[int | None]
+    word_ids: list[int | None]
+    type_ids: list[int] | None = None
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def keep(self, positions: Sequence[int]) -> TokenRow:
+        """The row with only ``positions`` (in order): a truncated input."""
+        pick = list(positions)
+        return TokenRow(
+            ids=[self.ids[p] for p in pick],
+            offsets=[self.offsets[p] for p in pick],
+            sequence_ids=[self.sequence_ids[p] for p in pick],
+            word_ids=[self.word_ids[p] for p in pick],
+            type_ids=[self.type_ids[p] for p in pick] if self.type_ids is not None else None,
+        )
 
 
 @dataclass(frozen=True)
@@ -46,50 +71,49 @@ class EncodedBatch:
         return {k: v.to(device) for k, v in inputs.items()}
 
 
-def encode(
+def assemble(
     tokenizer: PreTrainedTokenizerBase,
     texts: Sequence[str],
-    pairs: Sequence[str] | None = None,
-    max_length: int = 512,
-    truncate: bool = True,
+    pairs: Sequence[str] | None,
+    rows: Sequence[TokenRow],
 ) -> EncodedBatch:
-    """Tokenise ``texts`` (and ``pairs``). With ``truncate=False`` an over-long
-    input raises :class:`InputTooLongError` instead of being cut."""
-    limit = min(max_length, int(getattr(tokenizer, "model_max_length", max_length) or max_length))
-    batch = tokenizer(
-        list(texts),
-        list(pairs) if pairs is not None else None,
-        padding=True,
-        truncation="longest_first" if truncate else False,
-        max_length=limit if truncate else None,
-        return_offsets_mapping=True,
-        return_tensors="pt",
-    )
-    if not truncate and batch["input_ids"].shape[1] > limit:
-        lengths = batch["attention_mask"].sum(dim=1)
-        raise InputTooLongError(int(lengths.max()), limit)
-    size = batch["input_ids"].shape[0]
-    sequence_ids = [batch.sequence_ids(i) for i in range(size)]
+    """Pad tokenised rows (special tokens included) into an :class:`EncodedBatch` on the right, as the
+    tokenizer pads: the pad id, attention 0, offsets ``(0, 0)``, no sequence or word id."""
+    size, width = len(rows), max(len(row.ids) for row in rows)
+    pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+    input_ids = torch.full((size, width), pad_id, dtype=torch.long)
+    attention = torch.zeros((size, width), dtype=torch.long)
+    mapping = torch.zeros((size, width, 2), dtype=torch.long)
+    with_types = all(row.type_ids is not None for row in rows)
+    type_ids = torch.full((size, width), int(getattr(tokenizer, "pad_token_type_id", 0) or 0), dtype=torch.long)
+    pad: list[None] = [None] * width
+    sequence_ids = [list(row.sequence_ids) + pad[len(row.ids) :] for row in rows]
+    word_ids = [list(row.word_ids) + pad[len(row.ids) :] for row in rows]
+    for b, row in enumerate(rows):  # one row per input
+        length = len(row.ids)
+        input_ids[b, :length] = torch.tensor(row.ids, dtype=torch.long)
+        attention[b, :length] = 1
+        if length:
+            mapping[b, :length] = torch.tensor(row.offsets, dtype=torch.long).reshape(length, 2)
+        if with_types:
+            type_ids[b, :length] = torch.tensor(row.type_ids, dtype=torch.long)
     segment = torch.tensor([[s if s is not None else 0 for s in ids] for ids in sequence_ids], dtype=torch.long)
     token_mask = torch.tensor([[s is not None for s in ids] for ids in sequence_ids], dtype=torch.bool)
-    token_mask &= batch["attention_mask"].bool()
-    offsets = trimmed_offsets(batch["offset_mapping"], sequence_ids, texts, pairs)
+    token_mask &= attention.bool()
+    offsets = trimmed_offsets(mapping, sequence_ids, texts, pairs)
     # a piece that is only whitespace (byte-level BPE's lone "Ġ") is no word: spans never start or end on it
     token_mask &= torch.tensor([[a < b for a, b in row] for row in offsets], dtype=torch.bool)
-    tokens = [tokenizer.convert_ids_to_tokens(row) for row in batch["input_ids"].tolist()]
-    word_index = None
-    if batch.is_fast:
-        word_index = word_keys([batch.word_ids(i) for i in range(size)], sequence_ids, token_mask)
-    word_start, word_end = word_boundaries(word_index, token_mask) if word_index is not None else (None, None)
+    word_index = word_keys(word_ids, sequence_ids, token_mask)
+    word_start, word_end = word_boundaries(word_index, token_mask)
     return EncodedBatch(
-        input_ids=batch["input_ids"],
-        attention_mask=batch["attention_mask"],
-        token_type_ids=batch.get("token_type_ids"),
+        input_ids=input_ids,
+        attention_mask=attention,
+        token_type_ids=type_ids if with_types else None,
         token_mask=token_mask,
         segment_ids=segment,
         offsets=offsets,
         sequence_ids=sequence_ids,
-        tokens=tokens,
+        tokens=[tokenizer.convert_ids_to_tokens(row) for row in input_ids.tolist()],
         word_start=word_start,
         word_end=word_end,
         word_index=word_index,

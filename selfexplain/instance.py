@@ -1,0 +1,112 @@
+"""One input run once, for the attribution methods and the faithfulness lab: the :class:`Explanation`
+the app shows, plus the forward pass behind it (what the methods perturb and differentiate).
+
+Made by :meth:`selfexplain.pipeline.SelfExplainer.instance`. Shapes: ``N`` encoder positions of
+the one row (special tokens included), ``T`` real tokens, ``C`` classes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from selfexplain.errors import InvalidInputError
+from selfexplain.explanation import Explanation
+from selfexplain.inputs import EncodedBatch, WindowPlan
+from selfexplain.model import ModelOutput
+from selfexplain.readout import explanation_of
+
+if TYPE_CHECKING:
+    from selfexplain.pipeline import SelfExplainer
+
+
+@dataclass(frozen=True)
+class Instance:
+    """``explanation``: the result (tokens, probabilities ``[C]``, alpha ``[T, T]``; attention maps when
+    the text fits one window). ``inputs``: the :class:`EncodedBatch` of the one row, or the
+    :class:`WindowPlan` of a single text longer than one window (:attr:`windowed`). ``output``: that
+    forward's :class:`ModelOutput` (one row: attentions and hidden states too). ``target``: the class
+    the methods explain (the predicted one unless given)."""
+
+    explanation: Explanation
+    inputs: EncodedBatch | WindowPlan
+    output: ModelOutput
+    target: int
+
+    @property
+    def text(self) -> str:
+        return self.explanation.text
+
+    @property
+    def pair(self) -> str | None:
+        return self.explanation.pair
+
+    @property
+    def probabilities(self) -> np.ndarray:
+        """``[C]``."""
+        return self.explanation.probabilities
+
+    @property
+    def windowed(self) -> bool:
+        return isinstance(self.inputs, WindowPlan)
+
+    @property
+    def num_tokens(self) -> int:
+        return len(self.explanation.tokens)
+
+    @property
+    def tokens(self) -> list[str]:
+        """The real tokens' text, read from the character offsets."""
+        return [token.text for token in self.explanation.tokens]
+
+    @property
+    def batch(self) -> EncodedBatch:
+        """The one-row batch; a windowed instance has none (methods that need it refuse it)."""
+        if not isinstance(self.inputs, EncodedBatch):
+            raise InvalidInputError(
+                f"this method needs a text that fits one encoder window; the text has {self.num_tokens} tokens"
+            )
+        return self.inputs
+
+    @property
+    def plan(self) -> WindowPlan:
+        """The windows of a windowed instance."""
+        if not isinstance(self.inputs, WindowPlan):
+            raise ValueError("the instance fits one window and has no window plan")
+        return self.inputs
+
+    @property
+    def positions(self) -> np.ndarray:
+        """``[T]``: the encoder positions of the real tokens in the one row."""
+        positions = self.explanation.token_positions
+        if positions is None:
+            return np.flatnonzero(self.batch.token_mask[0].numpy())
+        return positions
+
+
+def run_instance(explainer: SelfExplainer, text: str, pair: str | None = None, target: int | None = None) -> Instance:
+    """Run ``text`` (and ``pair``) once through ``explainer``: one window with attentions and hidden
+    states, or a single text longer than one window in windows (span heads only). Any head: a baseline's
+    explanation has no spans. ``target`` must be a class index of the model."""
+    explainer.check_text(text, pair)
+    plan = explainer.plan([text], [pair] if pair is not None else None)
+    inputs: EncodedBatch | WindowPlan
+    if plan.windows:
+        if explainer.config.head != "span":
+            raise InvalidInputError(f"model {explainer.name!r} is a baseline and reads one window only")
+        inputs = plan.windows[0]
+        document, output = explainer.windowed(text, inputs, dense=True)
+        explanation = document.explanation()
+    else:
+        inputs = plan.batches[0][1]
+        if not bool(inputs.token_mask.any()):
+            raise InvalidInputError("the text has no tokens the model can read")
+        output = explainer.run(inputs, attentions=True, hidden_states=True)
+        explanation = explanation_of(inputs, output, 0, text, pair, explainer.readout)
+    classes = explanation.probabilities.shape[0]
+    chosen = explanation.predicted_index if target is None else int(target)
+    if not 0 <= chosen < classes:
+        raise InvalidInputError(f"target class {chosen} is out of range (the model has {classes})")
+    return Instance(explanation, inputs, output, chosen)
