@@ -1,0 +1,119 @@
+"""One route to the model: ``SelfExplainer.run`` is the only caller of the model in the package
+(training, which trains a model object of its own, and the model's own encoder call aside), and
+every forward of explain, the lab, the attribution methods, anatomy, probing, evaluation, flip and
+compare happens inside it, under the explainer's lock."""
+
+from __future__ import annotations
+
+import ast
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers import make_explainer
+
+from selfexplain.anatomy.agreement import agreement_sentences, confusion_by_layer
+from selfexplain.anatomy.corpus import attention_anatomy
+from selfexplain.anatomy.probing import cache_hidden_states
+from selfexplain.data import Example
+from selfexplain.evaluation import predict_examples
+from selfexplain.explainers import get_method
+from selfexplain.faithfulness.experiment import LabOptions, analyse
+from selfexplain.flip import flip_certificate
+from selfexplain.pipeline import SelfExplainer
+
+PACKAGE = Path(__file__).resolve().parents[1] / "selfexplain"
+# attribute / variable names the model object goes by: calling one of these is a forward pass
+MODEL_NAMES = {"model", "core", "net", "network", "encoder"}
+ALLOWED = {
+    ("pipeline.py", "SelfExplainer.run"),  # the one route
+    ("training.py", "batch_loss"),  # training's own model object
+    ("model.py", "SelfExplainingModel._encode"),  # the model calling its encoder
+}
+LONG = " ".join(["the film is good but slow and the ending is dull"] * 30)
+
+
+def model_calls(path: Path) -> list[tuple[str, int]]:
+    """``(enclosing function, line)`` of every call of a model object or ``forward_windows`` in a module."""
+    found: list[tuple[str, int]] = []
+
+    def visit(node: ast.AST, scope: tuple[str, ...]) -> None:
+        for child in ast.iter_child_nodes(node):
+            inner = scope
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                inner = (*scope, child.name)
+            if isinstance(child, ast.Call):
+                func = child.func
+                name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+                if name in MODEL_NAMES or name in ("forward_windows", "forward"):
+                    found.append((".".join(scope), child.lineno))
+            visit(child, inner)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")), ())
+    return found
+
+
+def test_only_run_training_and_the_model_call_the_model() -> None:
+    sites = {
+        (str(path.relative_to(PACKAGE)), scope): line
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for scope, line in model_calls(path)
+    }
+    assert set(sites) == ALLOWED, sorted(sites)
+    run = [line for scope, line in model_calls(PACKAGE / "pipeline.py") if scope == "SelfExplainer.run"]
+    assert len(run) == 2  # the model on a batch, forward_windows on a windowed text
+
+
+@pytest.fixture
+def watched(tiny_encoder: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[SelfExplainer, list[str]]:
+    """A fresh tiny explainer whose every model forward records whether it ran inside
+    ``SelfExplainer.run`` holding the lock ("ok"), or not (the caller's name)."""
+    explainer = make_explainer(tiny_encoder, seed=7)
+    depth = threading.local()
+    calls: list[str] = []
+    original_run = SelfExplainer.run
+
+    def run(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        depth.value = getattr(depth, "value", 0) + 1
+        try:
+            return original_run(self, *args, **kwargs)
+        finally:
+            depth.value -= 1
+
+    def watch(method):  # noqa: ANN001, ANN202
+        def wrapped(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+            inside = getattr(depth, "value", 0) > 0 and explainer.lock._is_owned()  # type: ignore[attr-defined]
+            calls.append("ok" if inside else method.__name__)
+            return method(*args, **kwargs)
+
+        return wrapped
+
+    monkeypatch.setattr(SelfExplainer, "run", run)
+    model = explainer.model
+    monkeypatch.setattr(model, "forward", watch(model.forward))
+    monkeypatch.setattr(model, "forward_windows", watch(model.forward_windows))
+    return explainer, calls
+
+
+def test_every_forward_goes_through_run_under_the_lock(watched, tiny_encoder: Path) -> None:
+    explainer, calls = watched
+    examples = [Example("good plot bad acting", label=3), Example("a dull, lifeless film", label=0)]
+    explainer.explain("The visuals are gorgeous, but the story is thin.")
+    explainer.explain(LONG)
+    explainer.explain_batch(["good film", LONG], long="truncate")
+    explainer.window_attentions(LONG, 0)
+    explainer.predict(["good film", LONG], uniform_alpha=True)
+    predict_examples(explainer, examples, progress=False)
+    instance = explainer.instance("good plot bad acting")
+    for name in ("alpha", "gradient", "loo", "integrated_gradients", "deeplift", "lime", "attention_rows"):
+        get_method(name).attribute(explainer, instance)
+    analyse(explainer, examples[0], 0, LabOptions(adversarial_steps=2, permutations=2))
+    analyse(explainer, Example(LONG), 1, LabOptions(explainers=("alpha", "loo"), adversarial_steps=2, permutations=2))
+    flip_certificate(explainer, "good plot bad acting")
+    attention_anatomy(explainer, examples, gradients=True, progress=False)
+    confusion_by_layer(explainer, agreement_sentences(per_template=1))
+    cache_hidden_states(explainer, examples, progress=False)
+    assert len(calls) > 50
+    assert set(calls) == {"ok"}, [c for c in calls if c != "ok"]
+    assert np.isfinite(explainer.predict(["good film"])).all()
