@@ -139,6 +139,48 @@ def test_table_then_grid_selection_goes_idle(browser, app_url: str) -> None:
     assert dialogs == []
 
 
+def test_edit_a_span_see_what_moved_and_undo(browser, app_url: str) -> None:
+    """Pick a span in the grid, delete its words from the text: a new prediction, the difference grid
+    and the moved spans appear; Undo brings the text back."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    dialogs: list[str] = []
+    page = open_page(browser, app_url, dialogs)
+    original = "The visuals are gorgeous, but the story is thin and the ending falls flat."
+    explain(page, original)
+    grid = page.locator(".js-plotly-plot").filter(has_text="Self-explaining alpha")
+    grid.locator(".scatterlayer .point").nth(2).click(force=True)
+    page.wait_for_selector("text=Selected: rank", timeout=60_000)
+    page.wait_for_selector(DONE, timeout=60_000)
+    page.get_by_role("button", name="Delete selected span").click()
+    page.wait_for_selector("text=How the edit moved alpha", timeout=90_000)
+    page.wait_for_selector(DONE, timeout=90_000)
+    edited = page.locator("textarea").first.input_value()
+    assert edited != original and len(edited) < len(original)
+    assert page.locator("text=Prediction after the edit").count() == 1
+    assert page.locator("text=Edits so far").count() == 1
+    page.locator("text=How the edit moved alpha").scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "edit.png"), full_page=True)
+    page.get_by_role("button", name="Undo").click()
+    page.wait_for_function(f"() => document.querySelector('textarea').value === {json.dumps(original)}")
+    page.wait_for_selector(DONE, timeout=90_000)
+    assert page.locator("text=How the edit moved alpha").count() == 0
+    assert dialogs == []
+
+
+def test_presentation_mode(browser, app_url: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    dialogs: list[str] = []
+    page = browser.new_page(viewport={"width": 1440, "height": 1600})
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.goto(f"{app_url}/?present=1&text=The+cast+is+wonderful+but+the+plot+never+takes+off.")
+    page.wait_for_selector("text=Self-explaining alpha", timeout=90_000)
+    page.wait_for_selector(DONE, timeout=90_000)
+    assert page.locator("text=Spans to show").count() == 0 and page.locator("text=Change the input").count() == 1
+    assert page.locator("text=Each bar is the probability").count() == 1
+    page.screenshot(path=str(ARTIFACTS / "presentation.png"), full_page=True)
+    assert dialogs == []
+
+
 def test_markup_in_text_is_inert(browser, app_url: str) -> None:
     dialogs: list[str] = []
     page = open_page(browser, app_url, dialogs)
@@ -151,7 +193,8 @@ def test_markup_in_text_is_inert(browser, app_url: str) -> None:
     page.screenshot(path=str(ARTIFACTS / "markup-is-inert.png"), full_page=True)
 
 
-PAGES = ("Faithfulness", "Attention_anatomy", "Probing", "Adversarial", "Batch", "Explorer")
+PAGES = ("Compare", "Faithfulness", "Attention_anatomy", "Probing", "Adversarial", "Batch", "Explorer", "Gallery",
+         "Model_card")  # fmt: skip
 
 
 def test_every_page_opens_and_is_captured(browser, app_url: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import streamlit as st
 
 from pages import PLOT_CONFIG, cached_explanation
@@ -120,12 +121,23 @@ def render_change(change: AlphaChange, explanation: Explanation) -> None:
     """Prediction and probability change, the difference grid and the spans that moved most."""
     m1, m2 = st.columns(2)
     index = explanation.predicted_index
-    m1.metric("Prediction after the edit", change.label_after, f"was {change.label_before}", delta_color="off")
+    m1.metric("Prediction after the edit", change.label_after)
+    m1.caption(
+        f"Before the edit: {escape_text(change.label_before)}"
+        + (" (unchanged)" if change.label_before == change.label_after else " (the decision changed)")
+    )
     m2.metric(
         f"Probability of “{escape_text(change.label_after)}”",
         f"{explanation.probabilities[index]:.1%}",
         f"{change.probability_change[index]:+.1%}",
     )
+    moved = np.abs(np.nan_to_num(change.delta))
+    if not change.rows and (moved.size == 0 or moved.max() == 0):
+        st.info(
+            "The edit did not move alpha: every remaining span kept its weight, and no span that carried weight "
+            "was removed. The probabilities changed only because the encoder read different words around the spans."
+        )
+        return
     left, right = st.columns([3, 2])
     left.plotly_chart(alpha_change_figure(change), config=PLOT_CONFIG, key="edit_change_grid", theme=None)
     left.caption(
