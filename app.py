@@ -17,7 +17,6 @@ import numpy as np
 import streamlit as st
 from plotly.graph_objects import Figure
 
-from pages import PLOT_CONFIG, cached_explanation, examples_for, model_picker, pin_widget
 from pages.parts.attention_panel import attention_figure_for, on_model_view_select, render_attention
 from pages.parts.document_panel import input_limit, input_limit_caption, render_long_document
 from pages.parts.edit_panel import render_edit_panel
@@ -31,6 +30,12 @@ from pages.parts.view_state import (
     use_example,
     write_view,
 )
+from pages.ui import PLOT_CONFIG
+from pages.ui.examples import examples_for
+from pages.ui.gallery import pin_widget
+from pages.ui.loading import cached_explanation
+from pages.ui.navigation import sidebar_navigation
+from pages.ui.picker import model_picker
 from selfexplain.explanation import Explanation
 from selfexplain.figures import (
     MAX_GRID_UNITS,
@@ -85,6 +90,7 @@ def presented(fig: Figure, present: bool) -> Figure:
 
 
 def main() -> None:
+    sidebar_navigation()
     explainer = model_picker()
     st.title("Why did the model decide that?")
     st.caption(

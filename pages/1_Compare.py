@@ -9,7 +9,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages import PLOT_CONFIG, cached_explainer, choose_model, examples_for, pin_widget, results_cache
+from pages.ui import PLOT_CONFIG
+from pages.ui.examples import examples_for
+from pages.ui.gallery import pin_widget
+from pages.ui.loading import cached_explainer, results_cache
+from pages.ui.navigation import sidebar_navigation
+from pages.ui.picker import choose_model
 from selfexplain.attention import aggregate_attention
 from selfexplain.compare import Comparison, Side, check_compatible, compare, default_partner, explain_side, fit_both
 from selfexplain.compare_figures import agreement_figure, axis_grid_figure, gradient_figure
@@ -119,6 +124,7 @@ def agreement_caption(comparison: Comparison) -> str:
 
 
 def main() -> None:
+    sidebar_navigation()
     st.title("Compare two models on one input")
     st.caption(
         "Both models read the same text. Their alpha grids share one word axis (words both tokenizers keep whole) "

@@ -13,7 +13,10 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from pages import ASSETS, model_picker, read_uploaded
+from pages.ui import ASSETS
+from pages.ui.examples import read_uploaded
+from pages.ui.navigation import sidebar_navigation
+from pages.ui.picker import model_picker
 from selfexplain.data import Example, read_examples
 from selfexplain.errors import USER_ERRORS
 from selfexplain.explainers import EXPLAINERS
@@ -133,25 +136,27 @@ def show(rows: list[dict], plausibility: pd.DataFrame | None = None) -> None:
     cols[2].download_button("results.jsonl", lines, "results.jsonl", key="dl_rows")
 
 
-st.title("Faithfulness lab")
-st.markdown(INTRO)
-mode = st.radio("Mode", ["Run experiments", "Open a results folder"], horizontal=True, key="mode")
-if mode == "Open a results folder":
+def open_results() -> None:
+    """Show a results folder written by ``selfexplain faithfulness`` (its results.jsonl, plausibility.csv)."""
     folder = st.text_input("Folder written by `selfexplain faithfulness`", key="results_dir")
-    if folder.strip():
-        path = Path(folder.strip()).expanduser() / RESULTS_FILE
-        if not path.is_file():
-            st.error(f"No {RESULTS_FILE} in that folder.")
-        else:
-            extra = path.parent / "plausibility.csv"
-            show(read_rows(path), pd.read_csv(extra) if extra.is_file() else None)
-else:
+    if not folder.strip():
+        return
+    path = Path(folder.strip()).expanduser() / RESULTS_FILE
+    if not path.is_file():
+        st.error(f"No {RESULTS_FILE} in that folder.")
+        return
+    extra = path.parent / "plausibility.csv"
+    show(read_rows(path), pd.read_csv(extra) if extra.is_file() else None)
+
+
+def run_experiments() -> None:
+    """Choose the inputs and methods, run the lab on a Run click, show the last results of this session."""
     model = model_picker()
     if model is None:
-        st.stop()
+        return
     if model.config.head != "span":
         st.warning("This model is a plain baseline with no span layer; the lab needs a self-explaining model.")
-        st.stop()
+        return
     examples = choose_examples(model.config.pair, list(model.config.label_names))
     default = [n for n in FAST_EXPLAINERS if n in EXPLAINERS]
     names = st.multiselect(
@@ -178,3 +183,17 @@ else:
         bar.empty()
     show_sharpness(st.session_state.get("sharp_rows", []))
     show(st.session_state.get("faith_rows", []))
+
+
+def main() -> None:
+    sidebar_navigation()
+    st.title("Faithfulness lab")
+    st.markdown(INTRO)
+    mode = st.radio("Mode", ["Run experiments", "Open a results folder"], horizontal=True, key="mode")
+    if mode == "Open a results folder":
+        open_results()
+    else:
+        run_experiments()
+
+
+main()

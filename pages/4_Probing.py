@@ -8,7 +8,11 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from pages import ASSETS, cached_explainer, cached_with_progress, model_picker, upload_examples
+from pages.ui import ASSETS
+from pages.ui.examples import upload_examples
+from pages.ui.loading import cached_explainer, cached_with_progress
+from pages.ui.navigation import sidebar_navigation
+from pages.ui.picker import model_picker
 from selfexplain.anatomy.figures import PROBE_TASKS, probe_figure
 from selfexplain.anatomy.probing import TASKS, cache_hidden_states, probe_by_layer
 from selfexplain.errors import USER_ERRORS
@@ -47,59 +51,75 @@ def compute(directory: str, data: bytes, suffix: str, limit: int, seed: int, max
     return cached_with_progress(key, "Computing hidden states and fitting the probes…", run)
 
 
-st.title("Probing by layer")
-st.caption(
-    "Freeze the encoder, fit a logistic regression on each layer's vectors (0 = embeddings) and score it on "
-    f"held-out sentences (Lin et al., 2019). The sentences are split into {FOLDS} folds: each probe is fitted "
-    f"{FOLDS} times, each time scored on the fold it did not see, so every item is scored once. Dotted lines: "
-    "always guessing the most frequent class of the test items; a probe is only informative above its line."
-)
-explainer = model_picker()
-if explainer is None:
-    st.stop()
-with st.sidebar:
-    source = st.radio("Corpus", [f"Shipped sample ({SAMPLE_COUNT} sentences)", "Upload a file"], key="probe_source")
-    limit = st.slider("Sentences (at most)", 20, 3000, 500, step=10, key="probe_limit")
-    max_position = st.slider("Positions for the position probe", 2, 30, 10, key="probe_positions")
-    seed = int(st.number_input("Seed", 0, 10_000, 0, key="probe_seed"))
-data, suffix = SAMPLE, ".txt"
-if source == "Upload a file":
-    upload = st.file_uploader(
-        "Labelled SST lines, CSV, TSV or JSONL", type=["txt", "csv", "tsv", "jsonl"], key="probe_upload"
+def requested() -> tuple | None:
+    """Sidebar settings and the corpus; the settings of the last Run click (None before the first)."""
+    with st.sidebar:
+        source = st.radio("Corpus", [f"Shipped sample ({SAMPLE_COUNT} sentences)", "Upload a file"], key="probe_source")
+        limit = st.slider("Sentences (at most)", 20, 3000, 500, step=10, key="probe_limit")
+        max_position = st.slider("Positions for the position probe", 2, 30, 10, key="probe_positions")
+        seed = int(st.number_input("Seed", 0, 10_000, 0, key="probe_seed"))
+    data, suffix = SAMPLE, ".txt"
+    if source == "Upload a file":
+        upload = st.file_uploader(
+            "Labelled SST lines, CSV, TSV or JSONL", type=["txt", "csv", "tsv", "jsonl"], key="probe_upload"
+        )
+        data, suffix = (upload.getvalue(), Path(upload.name).suffix) if upload else (b"", "")
+    request = (st.session_state.model_directory, data, suffix, limit, seed, max_position)
+    help_text = "computes hidden states, fits the probes"
+    if st.button("Run", type="primary", key="probe_run", disabled=not data, help=help_text):
+        st.session_state.probe_request = request
+    done = st.session_state.get("probe_request")
+    if done is not None and done != request:
+        st.info("The settings changed since these results: click Run to compute them again.")
+    return done
+
+
+def show(table: pd.DataFrame) -> None:
+    """Test-set sizes (a warning under 100 items), accuracy by layer against the majority lines, the table."""
+    sizes = table.groupby("task", sort=False)["test"].first()
+    st.write(" · ".join(f"**{PROBE_TASKS.get(t, t)}**: {n:,} test items" for t, n in sizes.items()))
+    small = [PROBE_TASKS.get(t, t) for t, n in sizes.items() if n < 100]
+    if small:
+        st.warning(
+            f"Fewer than 100 test items for {', '.join(small)}: each accuracy moves by several points with the "
+            "sample. Upload more labelled sentences for firmer numbers."
+        )
+    st.plotly_chart(probe_figure(table), key="probe_chart", theme=None)
+    shown = table.assign(task=[PROBE_TASKS.get(t, t) for t in table["task"]]).rename(columns=COLUMNS)
+    st.dataframe(
+        shown,
+        hide_index=True,
+        column_config={
+            c: st.column_config.NumberColumn(format="percent") for c in (COLUMNS["accuracy"], COLUMNS["majority"])
+        },
     )
-    data, suffix = (upload.getvalue(), Path(upload.name).suffix) if upload else (b"", "")
-request = (st.session_state.model_directory, data, suffix, limit, seed, max_position)
-if st.button("Run", type="primary", key="probe_run", disabled=not data, help="computes hidden states, fits the probes"):
-    st.session_state.probe_request = request
-done = st.session_state.get("probe_request")
-if done is None:
-    st.info("Choose a corpus, then click Run to train the probes.")
-    st.stop()
-if done != request:
-    st.info("The settings changed since these results: click Run to compute them again.")
-try:
-    table = compute(*done)
-except USER_ERRORS as err:
-    st.error(str(err))
-    st.stop()
-if table.empty:
-    st.warning("Too few sentences to split into train and test sets.")
-    st.stop()
-sizes = table.groupby("task", sort=False)["test"].first()
-st.write(" · ".join(f"**{PROBE_TASKS.get(t, t)}**: {n:,} test items" for t, n in sizes.items()))
-small = [PROBE_TASKS.get(t, t) for t, n in sizes.items() if n < 100]
-if small:
-    st.warning(
-        f"Fewer than 100 test items for {', '.join(small)}: each accuracy moves by several points with the sample. "
-        "Upload more labelled sentences for firmer numbers."
+    st.download_button("Download (CSV)", table.to_csv(index=False), "probes.csv", "text/csv")
+
+
+def main() -> None:
+    sidebar_navigation()
+    st.title("Probing by layer")
+    st.caption(
+        "Freeze the encoder, fit a logistic regression on each layer's vectors (0 = embeddings) and score it on "
+        f"held-out sentences (Lin et al., 2019). The sentences are split into {FOLDS} folds: each probe is fitted "
+        f"{FOLDS} times, each time scored on the fold it did not see, so every item is scored once. Dotted lines: "
+        "always guessing the most frequent class of the test items; a probe is only informative above its line."
     )
-st.plotly_chart(probe_figure(table), key="probe_chart", theme=None)
-shown = table.assign(task=[PROBE_TASKS.get(t, t) for t in table["task"]]).rename(columns=COLUMNS)
-st.dataframe(
-    shown,
-    hide_index=True,
-    column_config={
-        c: st.column_config.NumberColumn(format="percent") for c in (COLUMNS["accuracy"], COLUMNS["majority"])
-    },
-)
-st.download_button("Download (CSV)", table.to_csv(index=False), "probes.csv", "text/csv")
+    if model_picker() is None:
+        return
+    done = requested()
+    if done is None:
+        st.info("Choose a corpus, then click Run to train the probes.")
+        return
+    try:
+        table = compute(*done)
+    except USER_ERRORS as err:
+        st.error(str(err))
+        return
+    if table.empty:
+        st.warning("Too few sentences to split into train and test sets.")
+        return
+    show(table)
+
+
+main()

@@ -7,7 +7,11 @@ from pathlib import Path
 
 import streamlit as st
 
-from pages import ASSETS, cached_explainer, cached_explanation, model_picker, upload_examples
+from pages.ui import ASSETS
+from pages.ui.examples import upload_examples
+from pages.ui.loading import cached_explainer, cached_explanation
+from pages.ui.navigation import sidebar_navigation
+from pages.ui.picker import model_picker
 from selfexplain.anatomy.figures import perturbation_figure
 from selfexplain.anatomy.perturb import (
     PERTURBATION_TITLES,
@@ -26,6 +30,7 @@ from selfexplain.attention import aggregate_attention
 from selfexplain.errors import USER_ERRORS
 from selfexplain.figures import attention_figure, span_grid_figure
 from selfexplain.highlight import escape_text
+from selfexplain.pipeline import SelfExplainer
 
 st.set_page_config(page_title="selfexplain · Adversarial", layout="wide")
 SAMPLE = ASSETS / "anatomy" / "sentences.txt"
@@ -80,18 +85,8 @@ def study(directory: str, data: bytes, suffix: str, limit: int, kinds: tuple[str
     return perturbation_study(explainer, examples, kinds, seed, mapping, progress=False)
 
 
-st.title("Adversarial and perturbed inputs")
-explainer = model_picker()
-if explainer is None:
-    st.stop()
-if explainer.config.pair:
-    st.info("Perturbations change the first text (the premise); the hypothesis is kept.")
-directory = st.session_state.model_directory
-with st.sidebar:
-    seed = int(st.number_input("Seed", 0, 10_000, 0, key="adv_seed"))
-    antonyms = st.text_area("Antonym pairs (word:antonym)", DEFAULT_ANTONYMS, key="adv_antonyms")
-single, corpus = st.tabs(["One example", "A corpus"])
-with single:
+def one_example(explainer: SelfExplainer, directory: str, seed: int, antonyms: str) -> None:
+    """One text and one perturbation: both texts with the changes marked, predictions, alpha and attention."""
     text = st.text_area(
         "Text", "The visuals are beautiful and the story is funny, but the ending is bad.", key="adv_text"
     )
@@ -100,52 +95,52 @@ with single:
     distractor = st.text_input(
         "Distractor sentence", "The weather in the north was cold all week.", key="adv_distractor"
     )
-    try:
-        if not text.strip() or (pair is not None and not pair.strip()):
-            st.info("Type a text to perturb.")
-        else:
-            original = cached_explanation(directory, text, pair)
-            makers = {
-                "shuffle": lambda: shuffle_words(text, example_rng(seed, 0)),
-                "distractor": lambda: append_distractor(text, distractor, example_rng(seed, 0)),
-                "drop_top_span": lambda: drop_top_span(original),
-                "drop_top_attention": lambda: drop_top_attention(original),
-                "antonyms": lambda: swap_antonyms(text, parse_antonyms(antonyms)),
-            }
-            changed = makers[kind]()
-            if not changed.strip():
-                st.warning("The perturbation removed the whole text.")
-                st.stop()
-            after = cached_explanation(directory, changed, pair)
-            js_alpha, js_attention = explanation_shift(original, after)
-            st.caption(
-                f"Shuffle degree {shuffle_degree(text, changed):.2f} (word edits / words) · shift of alpha "
-                f"{js_alpha:.3f} · of [CLS] attention {js_attention:.3f} (Jensen-Shannon over words: 0 = the same "
-                "words weighted alike, 1 = no word in common)"
-            )
-            st.html(LEGEND)
-            columns = st.columns(2)
-            marks = differences(text, changed)
-            moved = float(after.probabilities[original.predicted_index] - original.confidence)
-            deltas = (
-                (f"confidence {original.confidence:.1%}", "off", "off"),
-                (f"{moved * 100:+.1f} points for {original.label}", "normal", "auto"),
-            )
-            for column, name, expl, html, (delta, tint, arrow) in zip(
-                columns, ("Original", "Perturbed"), (original, after), marks, deltas
-            ):
-                with column:
-                    st.subheader(name)
-                    st.html(html)
-                    st.metric("Prediction", expl.label, delta, delta_color=tint, delta_arrow=arrow)
-                    st.plotly_chart(span_grid_figure(expl), key=f"adv_grid_{name}", theme=None)
-                    if expl.attentions is not None:
-                        matrix = aggregate_attention(expl.attentions, "mean over heads")
-                        fig = attention_figure(matrix, list(expl.attention_tokens or ()), "Last layer, mean over heads")
-                        st.plotly_chart(fig, key=f"adv_attn_{name}", theme=None)
-    except (*USER_ERRORS, ValueError) as err:
-        st.error(str(err))
-with corpus:
+    if not text.strip() or (pair is not None and not pair.strip()):
+        st.info("Type a text to perturb.")
+        return
+    original = cached_explanation(directory, text, pair)
+    makers = {
+        "shuffle": lambda: shuffle_words(text, example_rng(seed, 0)),
+        "distractor": lambda: append_distractor(text, distractor, example_rng(seed, 0)),
+        "drop_top_span": lambda: drop_top_span(original),
+        "drop_top_attention": lambda: drop_top_attention(original),
+        "antonyms": lambda: swap_antonyms(text, parse_antonyms(antonyms)),
+    }
+    changed = makers[kind]()
+    if not changed.strip():
+        st.warning("The perturbation removed the whole text.")
+        return
+    after = cached_explanation(directory, changed, pair)
+    js_alpha, js_attention = explanation_shift(original, after)
+    st.caption(
+        f"Shuffle degree {shuffle_degree(text, changed):.2f} (word edits / words) · shift of alpha "
+        f"{js_alpha:.3f} · of [CLS] attention {js_attention:.3f} (Jensen-Shannon over words: 0 = the same "
+        "words weighted alike, 1 = no word in common)"
+    )
+    st.html(LEGEND)
+    columns = st.columns(2)
+    marks = differences(text, changed)
+    moved = float(after.probabilities[original.predicted_index] - original.confidence)
+    deltas = (
+        (f"confidence {original.confidence:.1%}", "off", "off"),
+        (f"{moved * 100:+.1f} points for {original.label}", "normal", "auto"),
+    )
+    for column, name, expl, html, (delta, tint, arrow) in zip(
+        columns, ("Original", "Perturbed"), (original, after), marks, deltas
+    ):
+        with column:
+            st.subheader(name)
+            st.html(html)
+            st.metric("Prediction", expl.label, delta, delta_color=tint, delta_arrow=arrow)
+            st.plotly_chart(span_grid_figure(expl), key=f"adv_grid_{name}", theme=None)
+            if expl.attentions is not None:
+                matrix = aggregate_attention(expl.attentions, "mean over heads")
+                fig = attention_figure(matrix, list(expl.attention_tokens or ()), "Last layer, mean over heads")
+                st.plotly_chart(fig, key=f"adv_attn_{name}", theme=None)
+
+
+def a_corpus(directory: str, seed: int, antonyms: str) -> None:
+    """A corpus under every chosen perturbation, computed on a Run click: accuracy, flips and shifts."""
     source = st.radio("Corpus", ["Shipped sample (40 sentences)", "Upload a file"], key="adv_source", horizontal=True)
     limit = st.slider("Examples (at most)", 5, 500, 40, step=5, key="adv_limit")
     kinds = st.multiselect(
@@ -161,27 +156,53 @@ with corpus:
     if st.button("Run", type="primary", key="adv_run", disabled=not (data and kinds)):
         st.session_state.adv_request = request
     done = st.session_state.get("adv_request")
-    if done is not None:
-        if done != request:
-            st.info("The settings changed since these results: click Run to compute them again.")
+    if done is None:
+        return
+    if done != request:
+        st.info("The settings changed since these results: click Run to compute them again.")
+    try:
+        summary, rows = study(*done)
+    except (*USER_ERRORS, ValueError) as err:
+        st.error(str(err))
+        return
+    if summary.empty:
+        st.warning("No perturbation applied (antonyms needs at least one pair).")
+        return
+    st.write(f"**{int(summary['examples'].max()):,}** examples, each perturbed in {len(summary)} ways")
+    st.plotly_chart(perturbation_figure(summary), key="adv_bars", theme=None)
+    st.caption(
+        "Bars per perturbation (n = examples scored): accuracy before and after (share matching "
+        "the gold label, needs labels); prediction changed (share whose label changed); shift of alpha and "
+        "of [CLS] attention (0 = the same words weighted alike, 1 = no word in common). A robust model keeps "
+        "its accuracy under shuffling and distractors; antonyms should change the prediction; a faithful "
+        "explanation shifts when the prediction does."
+    )
+    shown = summary.assign(perturbation=[PERTURBATION_TITLES.get(p, p) for p in summary["perturbation"]])
+    st.dataframe(shown.round(3).rename(columns=CORPUS_COLUMNS), hide_index=True)
+    st.download_button("Download the summary (CSV)", summary.to_csv(index=False), "perturbation_summary.csv")
+    st.download_button("Download every example (CSV)", rows.to_csv(index=False), "perturbation_examples.csv")
+
+
+def main() -> None:
+    sidebar_navigation()
+    st.title("Adversarial and perturbed inputs")
+    explainer = model_picker()
+    if explainer is None:
+        return
+    if explainer.config.pair:
+        st.info("Perturbations change the first text (the premise); the hypothesis is kept.")
+    directory = st.session_state.model_directory
+    with st.sidebar:
+        seed = int(st.number_input("Seed", 0, 10_000, 0, key="adv_seed"))
+        antonyms = st.text_area("Antonym pairs (word:antonym)", DEFAULT_ANTONYMS, key="adv_antonyms")
+    single, corpus = st.tabs(["One example", "A corpus"])
+    with single:
         try:
-            summary, rows = study(*done)
+            one_example(explainer, directory, seed, antonyms)
         except (*USER_ERRORS, ValueError) as err:
             st.error(str(err))
-            st.stop()
-        if summary.empty:
-            st.warning("No perturbation applied (antonyms needs at least one pair).")
-        else:
-            st.write(f"**{int(summary['examples'].max()):,}** examples, each perturbed in {len(summary)} ways")
-            st.plotly_chart(perturbation_figure(summary), key="adv_bars", theme=None)
-            st.caption(
-                "Bars per perturbation (n = examples scored): accuracy before and after (share matching "
-                "the gold label, needs labels); prediction changed (share whose label changed); shift of alpha and "
-                "of [CLS] attention (0 = the same words weighted alike, 1 = no word in common). A robust model keeps "
-                "its accuracy under shuffling and distractors; antonyms should change the prediction; a faithful "
-                "explanation shifts when the prediction does."
-            )
-            shown = summary.assign(perturbation=[PERTURBATION_TITLES.get(p, p) for p in summary["perturbation"]])
-            st.dataframe(shown.round(3).rename(columns=CORPUS_COLUMNS), hide_index=True)
-            st.download_button("Download the summary (CSV)", summary.to_csv(index=False), "perturbation_summary.csv")
-            st.download_button("Download every example (CSV)", rows.to_csv(index=False), "perturbation_examples.csv")
+    with corpus:
+        a_corpus(directory, seed, antonyms)
+
+
+main()

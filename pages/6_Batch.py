@@ -9,7 +9,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages import OTHER_FOLDER, model_picker, sample_csv
+from pages.ui.examples import sample_csv
+from pages.ui.navigation import sidebar_navigation
+from pages.ui.picker import OTHER_FOLDER, model_picker
 from selfexplain.batch.explore import records_frame
 from selfexplain.batch.export import report_html, to_csv, to_jsonl
 from selfexplain.batch.reader import BatchInputError, RowReader, check_size
@@ -135,6 +137,7 @@ def downloads(explainer: SelfExplainer, job: dict, rows: pd.DataFrame) -> None:
 
 
 def main() -> None:
+    sidebar_navigation()
     explainer = model_picker()
     st.title("Explain a whole data set")
     st.caption("Upload CSV, TSV, JSONL or TXT (one text a line). Big files: `selfexplain batch` on the command line.")

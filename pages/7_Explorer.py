@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages import PLOT_CONFIG
+from pages.ui import PLOT_CONFIG
+from pages.ui.navigation import sidebar_navigation
 from selfexplain.batch import explore
 from selfexplain.batch.figures import (
     accuracy_figure,
@@ -40,6 +41,7 @@ def chart(figure, key: str) -> None:
 
 
 def main() -> None:
+    sidebar_navigation()
     st.title("Explore a data set's explanations")
     st.caption("Each chart downloads as PNG from its toolbar; each table as CSV from its toolbar.")
     records = load_records()

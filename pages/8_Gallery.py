@@ -9,7 +9,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages import PLOT_CONFIG, gallery_store
+from pages.ui import PLOT_CONFIG
+from pages.ui.gallery import gallery_store
+from pages.ui.navigation import sidebar_navigation
 from selfexplain.errors import USER_ERRORS, PinNotFoundError
 from selfexplain.figures import probability_figure
 from selfexplain.gallery.records import Pin
@@ -133,6 +135,7 @@ def transfer(store) -> None:
 
 
 def main() -> None:
+    sidebar_navigation()
     st.title("Gallery")
     st.caption("Explanations pinned from the Explain page or with `selfexplain gallery add`, kept in a database.")
     try:

@@ -13,30 +13,32 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from pages import model_card, model_picker
+from pages.ui.navigation import sidebar_navigation
+from pages.ui.picker import model_card, model_picker
 from selfexplain.errors import USER_ERRORS
 from selfexplain.highlight import escape_text
 from selfexplain.model_card import CARD_FILE, Measure, ModelCard
 from selfexplain.model_card_text import card_from_config
+from selfexplain.pipeline import SelfExplainer
 
 st.set_page_config(page_title="selfexplain · Model card", layout="wide")
-st.title("Model card")
-st.caption("What this model learned from, how often it is right, and how far its explanations can be trusted.")
-explainer = model_picker()
-if explainer is None:
-    st.stop()
-directory = Path(st.session_state.model_directory)
 
-try:
-    card = model_card(str(directory))
-    from_file = card is not None
-except USER_ERRORS as err:
-    st.warning(f"This model's card cannot be read ({escape_text(str(err))}); what follows is from its configuration.")
-    card, from_file = None, False
-if card is None:
+
+def load_card(explainer: SelfExplainer, directory: Path) -> tuple[ModelCard, bool]:
+    """The folder's model card and True, or one built from the model's configuration and False (with a
+    note saying why: no card, or one that cannot be read)."""
+    try:
+        card = model_card(str(directory))
+    except USER_ERRORS as err:
+        st.warning(
+            f"This model's card cannot be read ({escape_text(str(err))}); what follows is from its configuration."
+        )
+        return card_from_config(explainer.config), False
+    if card is not None:
+        return card, True
     if not (directory / CARD_FILE).exists():
         st.info("This model folder has no model card (README.md); what follows is from its configuration.")
-    card = card_from_config(explainer.config)
+    return card_from_config(explainer.config), False
 
 
 def _summary(card: ModelCard) -> str:
@@ -61,31 +63,26 @@ def _measures(measures: tuple[Measure, ...], command: str) -> None:
     st.table(pd.DataFrame(rows, columns=["measure", "value", "what it means"]).set_index("measure"))
 
 
-st.header(escape_text(card.name))
-st.markdown(_summary(card))
-if card.base_model or card.encoder:
-    st.caption(f"Encoder: {escape_text(card.base_model or card.encoder)}")
-
-st.subheader("What it was trained on")
-if card.data:
-    st.table(pd.DataFrame(list(card.data), columns=["part", "data"]).set_index("part"))
-else:
-    st.caption("The card does not say.")
-
-st.subheader("How often it is right")
-columns = st.columns(3)
-gap = None
-if card.test_accuracy is not None and card.baseline_accuracy is not None:
-    gap = 100 * (card.test_accuracy - card.baseline_accuracy)
-columns[0].metric(
-    "Test accuracy",
-    "not measured" if card.test_accuracy is None else f"{card.test_accuracy:.1%}",
-    delta=None if gap is None else f"{gap:+.1f} points vs the baseline",
-    help="Share of held-back test inputs it labels correctly",
-)
-columns[1].metric("Dev accuracy", "unknown" if card.dev_accuracy is None else f"{card.dev_accuracy:.1%}")
-columns[2].metric("Baseline", "none recorded" if card.baseline_accuracy is None else f"{card.baseline_accuracy:.1%}")
-if card.test_accuracy is not None:
+def accuracy(card: ModelCard, directory: Path) -> None:
+    """Test and dev accuracy next to the baseline's, in numbers and in one sentence."""
+    st.subheader("How often it is right")
+    columns = st.columns(3)
+    gap = None
+    if card.test_accuracy is not None and card.baseline_accuracy is not None:
+        gap = 100 * (card.test_accuracy - card.baseline_accuracy)
+    columns[0].metric(
+        "Test accuracy",
+        "not measured" if card.test_accuracy is None else f"{card.test_accuracy:.1%}",
+        delta=None if gap is None else f"{gap:+.1f} points vs the baseline",
+        help="Share of held-back test inputs it labels correctly",
+    )
+    columns[1].metric("Dev accuracy", "unknown" if card.dev_accuracy is None else f"{card.dev_accuracy:.1%}")
+    columns[2].metric(
+        "Baseline", "none recorded" if card.baseline_accuracy is None else f"{card.baseline_accuracy:.1%}"
+    )
+    if card.test_accuracy is None:
+        st.code(f"selfexplain eval --model {directory} --data TEST_FILE --record", language="bash")
+        return
     where = escape_text(card.test_data or "the test set")
     count = f" ({card.test_examples:,} inputs)" if card.test_examples else ""
     sentence = f"On {where}{count} it labels about {100 * card.test_accuracy:.0f} of every 100 correctly"
@@ -93,27 +90,52 @@ if card.test_accuracy is not None:
         baseline = escape_text(card.baseline or "a plain model")
         sentence += f"; the baseline ({baseline}) about {100 * card.baseline_accuracy:.0f}"
     st.markdown(sentence + ".")
-else:
-    st.code(f"selfexplain eval --model {directory} --data TEST_FILE --record", language="bash")
 
-st.subheader("How sharp its explanations are")
-st.caption("Does the weight go to a few spans (a clear explanation) or spread over all of them?")
-_measures(card.sharpness, f"selfexplain sharpness --model {directory} --data TEST_FILE --out OUT_DIR")
 
-st.subheader("Is the explanation faithful?")
-st.caption("When the spans it points at are removed or changed, does the decision really change?")
-_measures(card.faithfulness, f"selfexplain faithfulness --model {directory} --data TEST_FILE --out OUT_DIR")
+def main() -> None:
+    sidebar_navigation()
+    st.title("Model card")
+    st.caption("What this model learned from, how often it is right, and how far its explanations can be trusted.")
+    explainer = model_picker()
+    if explainer is None:
+        return
+    directory = Path(st.session_state.model_directory)
+    card, from_file = load_card(explainer, directory)
 
-st.subheader("Limitations")
-st.markdown("\n".join(f"- {escape_text(item)}" for item in card.limitations) or "None recorded.")
+    st.header(escape_text(card.name))
+    st.markdown(_summary(card))
+    if card.base_model or card.encoder:
+        st.caption(f"Encoder: {escape_text(card.base_model or card.encoder)}")
 
-with st.expander("Training recipe (every option)"):
-    recipe = pd.DataFrame(
-        [(key, "none" if v is None else str(v)) for key, v in card.recipe], columns=["option", "value"]
-    )
-    st.dataframe(recipe, hide_index=True)
-if card.sources:
-    with st.expander("Where the numbers come from"):
-        st.code("\n".join(card.sources), language="bash")
-if from_file:  # a card that parsed, so at most 1 MB
-    st.download_button("Download the model card", (directory / CARD_FILE).read_bytes(), CARD_FILE, "text/markdown")
+    st.subheader("What it was trained on")
+    if card.data:
+        st.table(pd.DataFrame(list(card.data), columns=["part", "data"]).set_index("part"))
+    else:
+        st.caption("The card does not say.")
+
+    accuracy(card, directory)
+
+    st.subheader("How sharp its explanations are")
+    st.caption("Does the weight go to a few spans (a clear explanation) or spread over all of them?")
+    _measures(card.sharpness, f"selfexplain sharpness --model {directory} --data TEST_FILE --out OUT_DIR")
+
+    st.subheader("Is the explanation faithful?")
+    st.caption("When the spans it points at are removed or changed, does the decision really change?")
+    _measures(card.faithfulness, f"selfexplain faithfulness --model {directory} --data TEST_FILE --out OUT_DIR")
+
+    st.subheader("Limitations")
+    st.markdown("\n".join(f"- {escape_text(item)}" for item in card.limitations) or "None recorded.")
+
+    with st.expander("Training recipe (every option)"):
+        recipe = pd.DataFrame(
+            [(key, "none" if v is None else str(v)) for key, v in card.recipe], columns=["option", "value"]
+        )
+        st.dataframe(recipe, hide_index=True)
+    if card.sources:
+        with st.expander("Where the numbers come from"):
+            st.code("\n".join(card.sources), language="bash")
+    if from_file:  # a card that parsed, so at most 1 MB
+        st.download_button("Download the model card", (directory / CARD_FILE).read_bytes(), CARD_FILE, "text/markdown")
+
+
+main()

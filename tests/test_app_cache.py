@@ -11,7 +11,7 @@ APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
 def test_results_stay_within_the_byte_budget(tiny_model_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from pages import results_cache
+    from pages.ui.loading import results_cache
 
     monkeypatch.setenv("SELFEXPLAIN_CACHE_MB", "1")
     monkeypatch.setenv("SELFEXPLAIN_MODELS_DIR", str(tiny_model_dir.parent))

@@ -49,7 +49,7 @@ def test_batch_page_offers_a_sample_file(tiny_model_dir: Path) -> None:
     at = open_page(BATCH, tiny_model_dir)
     assert not at.exception
     assert len(at.get("download_button")) == 1
-    from pages import sample_csv
+    from pages.ui.examples import sample_csv
 
     csv = sample_csv()
     assert csv.startswith("text,label\n") and csv.count("\n") == 41

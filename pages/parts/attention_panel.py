@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 from plotly.graph_objects import Figure
 
-from pages import PLOT_CONFIG
+from pages.ui import PLOT_CONFIG
 from selfexplain.attention import AGGREGATES, aggregate_attention
 from selfexplain.explanation import Explanation
 from selfexplain.figures import attention_figure

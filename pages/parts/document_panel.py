@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from pages import PLOT_CONFIG, cached_explainer
+from pages.ui import PLOT_CONFIG
+from pages.ui.loading import cached_explainer
 from selfexplain.attention import AGGREGATES
 from selfexplain.document import Document, WindowAttention
 from selfexplain.document_figures import (

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from pages import PLOT_CONFIG, cached_explanation
+from pages.ui import PLOT_CONFIG
+from pages.ui.loading import cached_explanation
 from selfexplain.edit_figures import alpha_change_figure, alpha_change_table
 from selfexplain.edits import AlphaChange, Edit, alpha_change, apply_edit, word_extents
 from selfexplain.errors import InvalidInputError

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages import cached_explainer
+from pages.ui.loading import cached_explainer
 from selfexplain.explanation import Explanation
 from selfexplain.highlight import escape_text
 

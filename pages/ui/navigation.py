@@ -1,0 +1,41 @@
+"""The sidebar's page links. Streamlit's own list is off (``client.showSidebarNavigation = false`` in
+.streamlit/config.toml) because it names the landing page after its file, "app"; these links name every
+page for what it shows and keep each page's address (``/``, ``/Compare``, ``/Faithfulness``…)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+APP = Path(__file__).resolve().parents[2] / "app.py"
+
+# (script, label): scripts relative to the app's folder, in the order of the pages/ file numbers
+PAGES: tuple[tuple[str, str], ...] = (
+    ("app.py", "Explain"),
+    ("pages/1_Compare.py", "Compare"),
+    ("pages/2_Faithfulness.py", "Faithfulness"),
+    ("pages/3_Attention_anatomy.py", "Attention anatomy"),
+    ("pages/4_Probing.py", "Probing"),
+    ("pages/5_Adversarial.py", "Adversarial"),
+    ("pages/6_Batch.py", "Batch"),
+    ("pages/7_Explorer.py", "Explorer"),
+    ("pages/8_Gallery.py", "Gallery"),
+    ("pages/9_Model_card.py", "Model card"),
+)
+
+
+def sidebar_navigation() -> None:
+    """A link to every page at the top of the sidebar (the open page is marked by Streamlit). Call it
+    first in a page's ``main()`` so the links sit above the page's own sidebar controls.
+
+    Drawn only when the app is served from app.py: a page run on its own (``streamlit run pages/X.py``,
+    an AppTest of one page file) has no other pages to link to."""
+    context = get_script_run_ctx()
+    if context is None or Path(context.main_script_path).resolve() != APP:
+        return
+    with st.sidebar:
+        for script, label in PAGES:
+            st.page_link(script, label=label)
+        st.divider()
