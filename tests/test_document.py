@@ -226,19 +226,25 @@ def one_line_error(capsys) -> str:
     return err
 
 
-def test_explain_takes_a_100k_character_document(tiny_model_dir: Path, tmp_path: Path, capsys, monkeypatch) -> None:
+@pytest.mark.parametrize("setting", ["default", "variable", "flag"])
+def test_explain_takes_a_100k_character_document(
+    setting: str, tiny_model_dir: Path, tmp_path: Path, capsys, monkeypatch
+) -> None:
     monkeypatch.delenv(MAX_CHARS_VARIABLE, raising=False)
+    if setting == "variable":
+        monkeypatch.setenv(MAX_CHARS_VARIABLE, "100000")
+    flag = ["--max-chars", "100,000"] if setting == "flag" else []
     sentence = "The plot was fine, but the cast felt slow and the ending dragged on. "
     text = (sentence * (100_000 // len(sentence) + 1))[:100_000]
     path = tmp_path / "doc.txt"
     path.write_text(text, encoding="utf-8")
-    assert main(["explain", "--file", str(path), "--model", str(tiny_model_dir), "--json", "--top-k", "3"]) == 0
+    assert main(["explain", "--file", str(path), "--model", str(tiny_model_dir), "--json", "--top-k", "3", *flag]) == 0
     data = json.loads(capsys.readouterr().out)
     assert len(data["windows"]) > 100 and len(data["spans"]) == 3 and data["flip"] is None
     assert data["spans"][0]["alpha"] >= data["spans"][1]["alpha"] > 0
     assert data["tokens"][-1]["end"] <= 100_000 and data["num_valid_spans"] > 1_000_000
     path.write_text(text + ".", encoding="utf-8")
-    assert main(["explain", "--file", str(path), "--model", str(tiny_model_dir)]) == 2
+    assert main(["explain", "--file", str(path), "--model", str(tiny_model_dir), *flag]) == 2
     assert "100,001 characters; the limit is 100,000" in one_line_error(capsys)
 
 
