@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -214,4 +215,30 @@ def test_every_page_opens_and_is_captured(browser, app_url: str) -> None:
         page.wait_for_selector(DONE, timeout=90_000)
         assert page.locator("[data-testid='stException']").count() == 0, name
         page.screenshot(path=str(ARTIFACTS / f"page-{name.lower()}.png"), full_page=True)
+    assert dialogs == []
+
+
+NAV_LABELS = ["Explain", "Compare", "Faithfulness", "Attention anatomy", "Probing", "Adversarial", "Batch", "Explorer",
+              "Gallery", "Model card"]  # fmt: skip
+
+
+def test_sidebar_names_every_page_and_its_links_open_them(browser, app_url: str) -> None:
+    """The sidebar lists the pages by name ("Explain", never "app"), with no second list from Streamlit;
+    a link opens its page at its usual address, and the links are there too."""
+    dialogs: list[str] = []
+    page = open_page(browser, app_url, dialogs)
+    page.wait_for_selector(DONE, timeout=90_000)
+    sidebar = page.locator("[data-testid='stSidebar']")
+    links = sidebar.locator("[data-testid='stPageLink'] a")
+    assert [text.strip() for text in links.all_inner_texts()] == NAV_LABELS
+    assert page.locator("[data-testid='stSidebarNav']").count() == 0
+    assert sidebar.get_by_text("app", exact=True).count() == 0
+    sidebar.get_by_role("link", name="Faithfulness").click()
+    page.wait_for_url(re.compile(re.escape(app_url) + r"/Faithfulness(\?.*)?$"), timeout=60_000)
+    page.wait_for_selector("h1:has-text('Faithfulness lab')", timeout=90_000)
+    page.wait_for_selector(DONE, timeout=90_000)
+    assert [text.strip() for text in links.all_inner_texts()] == NAV_LABELS
+    sidebar.get_by_role("link", name="Explain").click()
+    page.wait_for_url(re.compile(re.escape(app_url) + r"/(\?.*)?$"), timeout=60_000)
+    page.wait_for_selector("textarea", timeout=90_000)
     assert dialogs == []
