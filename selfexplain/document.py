@@ -3,8 +3,9 @@
 A :class:`Document` holds what :meth:`SelfExplainer.explain_document` read from the encoder
 windows of one text: the prediction, the tokens, the windows, and for each of the ``S`` valid
 spans its first and last token and its alpha (``starts``/``ends``/``alpha`` ``[S]``, ordered by
-``(start, end)``). Memory grows with ``S`` (about 250-380 spans a token at the default windows),
-so a 50,000-token document takes about 170 MB where a dense grid would take 12 GB. It is split
+``(start, end)``). Memory grows with ``S`` (12 bytes a span; about 310 word spans a token with
+the shipped models' windows), so a 50,000-token document takes about 190 MB where a dense grid
+and mask would take 12.5 GB. It is split
 into sentences or paragraphs (:mod:`selfexplain.document_parts`), and any one part becomes an
 ordinary dense :class:`Explanation` (:meth:`Document.part`), so every figure works on it.
 """

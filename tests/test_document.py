@@ -332,3 +332,11 @@ def test_app_shows_a_long_text_as_a_document(app_model: Path) -> None:
     assert not at.exception
     assert any(title.startswith("Where the alpha mass lies: 80 sentences") for title in heatmap_shapes(at))
     assert any(caption.value.startswith("S") and ": tokens" in caption.value for caption in at.caption)
+
+
+def test_app_says_when_the_character_limit_setting_is_bad(app_model: Path, monkeypatch) -> None:
+    monkeypatch.setenv(MAX_CHARS_VARIABLE, "lots")
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    assert not at.exception
+    assert any("Cannot explain anything" in e.value and "whole number of characters" in e.value for e in at.error)

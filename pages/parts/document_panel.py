@@ -46,12 +46,13 @@ def input_limit() -> int:
 
 
 def input_limit_caption() -> int:
-    """A caption with the character limit under the text box (an error for a bad setting); returns it."""
+    """A caption with the character limit under the text box; with a bad setting, an error that stops
+    the page (nothing can be explained until it is fixed). Returns the limit."""
     try:
         limit = max_input_chars()
     except USER_ERRORS as err:
-        st.error(f"{escape_text(str(err))}; using {DEFAULT_MAX_INPUT_CHARS:,} characters")
-        return DEFAULT_MAX_INPUT_CHARS
+        st.error(f"Cannot explain anything: {escape_text(str(err))}. Fix or unset it and restart the app.")
+        st.stop()
     st.caption(f"Limit {limit:,} characters; set {MAX_CHARS_VARIABLE} to change it.")
     return limit
 
