@@ -292,7 +292,8 @@ def render(explanation: Explanation, present: bool = False) -> None:
     with st.expander("Model view: every layer and head"):
         if explanation.attentions is None:
             st.info("Attention maps are shown for inputs that fit one encoder window.")
-        else:
+        # drawn only when asked: a collapsed expander still runs its contents and ships the figure
+        elif st.toggle("Show every layer and head", key="show_model_view"):
             st.plotly_chart(
                 model_view_figure(explanation.attentions),
                 on_select=on_model_view_select,

@@ -64,6 +64,9 @@ def test_sentence_shows_prediction_grid_and_attention(models_dir: Path) -> None:
     assert any(t.startswith("Self-explaining alpha") for t in titles)
     assert any(t.startswith("Raw self-attention") for t in titles)
     assert "Class probabilities" in titles
+    assert not any("every layer" in t.lower() for t in titles)  # the model view is drawn only on request
+    at.toggle(key="show_model_view").set_value(True).run()
+    assert len(charts(at)) == len(titles) + 1
     assert len(at.dataframe) == 1 and len(at.dataframe[0].value) == 20
     # controls that do not change the input only redraw
     at.segmented_control(key="grid_level").set_value("word").run()
