@@ -203,6 +203,13 @@ PAGES = ("Compare", "Faithfulness", "Attention_anatomy", "Probing", "Adversarial
          "Model_card")  # fmt: skip
 
 
+def drawn(page) -> None:
+    """Wait until every element is drawn: Streamlit loads the code of tables, charts and buttons on first
+    use and shows a grey placeholder (``stSkeleton``) until then, which a screenshot would catch."""
+    page.wait_for_function("() => !document.querySelector(\"[data-testid='stSkeleton']\")", timeout=60_000)
+    page.wait_for_timeout(500)  # plotly draws after its code loads
+
+
 def test_every_page_opens_and_is_captured(browser, app_url: str) -> None:
     """Each page opens at 1440 px with no exception box and no script running; a screenshot of each
     lands in artifacts/ (the README's pictures come from these)."""
@@ -213,12 +220,14 @@ def test_every_page_opens_and_is_captured(browser, app_url: str) -> None:
         page,
         "Despite a sluggish first act, the film finds its footing and the final scenes make it quietly unforgettable.",
     )
+    drawn(page)
     page.screenshot(path=str(ARTIFACTS / "page-explain.png"), full_page=True)
     for name in PAGES:
         page.goto(f"{app_url}/{name}")
         page.wait_for_selector("h1", timeout=90_000)
         page.wait_for_selector(DONE, timeout=90_000)
         assert page.locator("[data-testid='stException']").count() == 0, name
+        drawn(page)
         page.screenshot(path=str(ARTIFACTS / f"page-{name.lower()}.png"), full_page=True)
     assert dialogs == []
 
