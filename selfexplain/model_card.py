@@ -2,11 +2,11 @@
 
 A card is YAML front matter followed by Markdown. The front matter holds the Hub's fields
 (``library_name``, ``pipeline_tag``, ``tags``, ``metrics``; ``datasets`` and ``base_model`` when they
-have Hub ids; ``model-index`` when a test accuracy is known) and this library's facts under ``selfexplain``; the Markdown
-body is rendered from those facts (:mod:`selfexplain.model_card_text`). :func:`read_model_card` parses
-the front matter only, with PyYAML's safe loader (PyYAML is pinned, and required by transformers), and
-checks the type of every field it keeps: the Markdown body is never read back, so a page that shows
-the parsed fields escaped shows nothing a card's author could inject.
+have Hub ids; ``model-index`` when a test accuracy is known) and this library's facts under
+``selfexplain``; the Markdown body is rendered from those facts (:mod:`selfexplain.model_card_text`).
+:func:`read_model_card` parses the front matter only, with PyYAML's safe loader (PyYAML is pinned, and
+required by transformers), and checks the type of every field it keeps: the Markdown body is never read
+back, so a page that shows the parsed fields escaped shows nothing a card's author could inject.
 """
 
 from __future__ import annotations
