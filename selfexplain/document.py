@@ -19,13 +19,13 @@ import numpy as np
 
 from selfexplain.document_parts import DocumentParts, PartLevel, split_parts
 from selfexplain.errors import InvalidInputError
-from selfexplain.explanation import Explanation, Span, Token
+from selfexplain.explanation import Explanation, Prediction, Span, Token
 from selfexplain.inputs.positions import dense_alpha
 from selfexplain.limits import DENSE_MAX_TOKENS
 
 
 @dataclass(frozen=True, eq=False)
-class Document:
+class Document(Prediction):
     """One long text explained over encoder windows.
 
     ``probabilities`` ``[C]``; ``window_starts``: first token of each window, each holding
@@ -45,22 +45,6 @@ class Document:
     model_name: str = ""
     span_unit: str = "piece"
     _cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
-
-    @property
-    def predicted_index(self) -> int:
-        return int(np.argmax(self.probabilities))
-
-    @property
-    def label(self) -> str:
-        return self.label_names[self.predicted_index]
-
-    @property
-    def confidence(self) -> float:
-        return float(self.probabilities[self.predicted_index])
-
-    @property
-    def num_tokens(self) -> int:
-        return len(self.tokens)
 
     @property
     def num_spans(self) -> int:

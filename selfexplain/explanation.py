@@ -90,8 +90,33 @@ class Span:
         }
 
 
+class Prediction:
+    """The prediction read from ``probabilities`` ``[C]`` and ``label_names``, and the token count: shared by
+    :class:`Explanation` and :class:`selfexplain.document.Document`."""
+
+    probabilities: np.ndarray
+    label_names: tuple[str, ...]
+    tokens: tuple[Token, ...]
+
+    @property
+    def predicted_index(self) -> int:
+        return int(np.argmax(self.probabilities))
+
+    @property
+    def label(self) -> str:
+        return self.label_names[self.predicted_index]
+
+    @property
+    def confidence(self) -> float:
+        return float(self.probabilities[self.predicted_index])
+
+    @property
+    def num_tokens(self) -> int:
+        return len(self.tokens)
+
+
 @dataclass(frozen=True, eq=False)
-class Explanation:
+class Explanation(Prediction):
     """One explained input.
 
     probabilities ``[C]``; alpha ``[T, T]`` (upper triangle, 0 off the valid spans);
@@ -117,22 +142,6 @@ class Explanation:
     attentions: np.ndarray | None = None
     windows: tuple[int, ...] | None = None
     span_unit: str = "piece"
-
-    @property
-    def predicted_index(self) -> int:
-        return int(np.argmax(self.probabilities))
-
-    @property
-    def label(self) -> str:
-        return self.label_names[self.predicted_index]
-
-    @property
-    def confidence(self) -> float:
-        return float(self.probabilities[self.predicted_index])
-
-    @property
-    def num_tokens(self) -> int:
-        return len(self.tokens)
 
     def segment_text(self, segment: int) -> str:
         return self.pair or "" if segment == 1 else self.text
