@@ -261,8 +261,8 @@ def render(explanation: Explanation, present: bool = False) -> None:
         with highlight_target.container():
             st.html(highlight_html(explanation, spans, selected_span(explanation)))
             st.caption(
-                f"The {len(spans)} spans with the highest alpha, darker for more weight. "
-                "They are the parts of the text the classifier's decision was read from."
+                ("The span" if len(spans) == 1 else f"The {len(spans)} spans")
+                + " with the highest alpha, darker for more weight: what the classifier's decision was read from."
             )
         return
     table = span_table(explanation, 20)
