@@ -55,6 +55,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--anneal-temperature", type=float, default=1.0, metavar="T0",
         help="divide span scores by T0 at the start and anneal to 1 over the first half (1 = off)",
     )  # fmt: skip
+    train.add_argument(
+        "--complement-weight", type=float, default=0.0, metavar="W",
+        help="weight of the complement term: uniform alpha must not decide (0 = off; docs/sharpness.md)",
+    )  # fmt: skip
+    train.add_argument(
+        "--sufficiency-weight", type=float, default=0.0, metavar="W",
+        help="weight of the sufficiency term: the top span alone must decide as the whole input (0 = off)",
+    )  # fmt: skip
     train.add_argument("--epochs", type=int, default=3)
     train.add_argument("--batch-size", type=int, default=32)
     train.add_argument("--lr", type=float, default=3e-5, help="encoder learning rate")
@@ -146,6 +154,8 @@ def run_train(args: argparse.Namespace) -> int:
 
     if not args.anneal_temperature > 0:
         raise InvalidInputError("--anneal-temperature must be above 0 (1 switches annealing off)")
+    if args.complement_weight < 0 or args.sufficiency_weight < 0:
+        raise InvalidInputError("--complement-weight and --sufficiency-weight must be 0 or above")
     names = _label_names(args.labels)
     train_examples = read_model_examples(
         args, args.train, names, split="train", phrases=args.phrases, min_phrase_words=args.min_phrase_words
@@ -187,6 +197,8 @@ def run_train(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
         fused=not args.no_fused,
         temperature_start=args.anneal_temperature,
+        complement_weight=args.complement_weight,
+        sufficiency_weight=args.sufficiency_weight,
     )
     sources = {"train": args.train, "dev": args.dev, "command": shlex.join(["selfexplain", *args.argv])}
     if args.phrases:

@@ -33,6 +33,7 @@ from selfexplain.inputs import WindowSettings, plan_inputs
 from selfexplain.model import SelfExplainingModel
 from selfexplain.model_card import write_model_card
 from selfexplain.model_card_text import card_from_training
+from selfexplain.objectives import complement_loss, sufficiency_loss, top_span_inputs
 from selfexplain.pipeline import SelfExplainer
 
 STATE_TENSORS = "optimizer.safetensors"
@@ -57,6 +58,9 @@ class TrainOptions:
     # span-logit temperature at the first step, annealed geometrically to 1 over the first half of
     # training (1 = off): a sparse normaliser then starts dense and sharpens as the scores become reliable
     temperature_start: float = 1.0
+    # weights of the auxiliary terms of selfexplain.objectives (0 = off)
+    complement_weight: float = 0.0
+    sufficiency_weight: float = 0.0
 
 
 def annealed_temperature(step: int, total: int, start: float) -> float:
@@ -148,7 +152,20 @@ def batch_loss(
     total = torch.zeros((), device=device)
     for indices, batch in plan.batches:
         labels = torch.tensor([chunk[i].label for i in indices], device=device)
-        total = total + model(**batch.model_inputs(device), labels=labels).loss * len(indices)
+        output = model(**batch.model_inputs(device), labels=labels)
+        loss = output.loss
+        if core.span_layer is not None and options.complement_weight:
+            loss = loss + options.complement_weight * complement_loss(core, output)
+        if core.span_layer is not None and options.sufficiency_weight:
+            texts = [chunk[i].text for i in indices]
+            sides = [pairs[i] for i in indices] if pairs is not None else None
+            reduced, reduced_pairs = top_span_inputs(batch, output, texts, sides)
+            top = plan_inputs(tokenizer, reduced, reduced_pairs, options.max_length, "truncate")
+            for rows, short in top.batches:
+                logits = model(**short.model_inputs(device)).logits
+                part = sufficiency_loss(output.logits[rows], logits) * len(rows) / len(indices)
+                loss = loss + options.sufficiency_weight * part
+        total = total + loss * len(indices)
     for index in sorted(plan.windows):
         label = torch.tensor([chunk[index].label], device=device)
         total = total + core.forward_windows(**plan.windows[index].model_inputs(device), labels=label).loss

@@ -1,0 +1,87 @@
+"""Auxiliary training objectives that make alpha carry the decision (docs/sharpness.md).
+
+The paper's loss (cross-entropy minus ``lambda * sum(alpha^2)``) makes alpha sharp, but a sharp alpha can
+still be decorative: every span vector may carry the class, so the model decides the same with alpha
+replaced by the uniform distribution, and the top span read on its own may decide differently. Two
+terms aim at exactly those failures:
+
+- **complement**: the classifier reading *uniform* alpha (every valid span weighted alike, which for a
+  sparse alpha is the complement of its few support spans up to those spans' share) should not be able
+  to decide: ``KL(p_uniform || uniform over classes) = log C - H(p_uniform)``. After the complement
+  control of Yu et al. (2019, "Rethinking Cooperative Rationalization").
+- **sufficiency**: the model reading only the words of its top span (the other text of a pair kept)
+  should reach the decision it reached on the whole input:
+  ``KL(p_full || p_top)`` with ``p_full`` held fixed (after the sufficiency of DeYoung et al., 2020).
+
+Both reuse the batch's own forward: the complement term reruns only the span layer on the same token
+vectors; the sufficiency term encodes the top spans' words, a few tokens each.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+
+from selfexplain.inputs import EncodedBatch
+from selfexplain.model import ModelOutput, SelfExplainingModel
+
+
+@dataclass(frozen=True)
+class Objectives:
+    """Weights of the auxiliary terms (0 switches a term off)."""
+
+    complement: float = 0.0
+    sufficiency: float = 0.0
+
+    @property
+    def active(self) -> bool:
+        return self.complement > 0 or self.sufficiency > 0
+
+
+def complement_loss(model: SelfExplainingModel, output: ModelOutput) -> torch.Tensor:
+    """``log C - H(p_uniform)`` averaged over the batch, where ``p_uniform`` ``[B, C]`` is the
+    prediction from the same token vectors with alpha uniform over each row's valid spans."""
+    layer = model.span_layer
+    assert layer is not None and output.span_inputs is not None and output.span_valid is not None
+    saved = layer.uniform, layer.normaliser
+    layer.uniform, layer.normaliser = True, "softmax"  # all logits 0: the fused softmax path gives the mean
+    try:
+        spans = layer(output.span_inputs, output.span_valid, output.span_starts, output.span_ends)
+    finally:
+        layer.uniform, layer.normaliser = saved
+    log_probs = F.log_softmax(model.output(model.dropout(spans.pooled)), dim=-1)
+    entropy = -(log_probs.exp() * log_probs).sum(dim=-1)
+    return (math.log(log_probs.shape[-1]) - entropy).mean()
+
+
+def top_span_inputs(
+    batch: EncodedBatch,
+    output: ModelOutput,
+    texts: Sequence[str],
+    pairs: Sequence[str] | None,
+) -> tuple[list[str], list[str] | None]:
+    """Each row reduced to the characters of its highest-alpha span: that text replaces its own
+    segment, the other text of a pair is kept (as the sharpness measure reads it)."""
+    assert output.alpha is not None and output.span_starts is not None and output.span_ends is not None
+    top = output.alpha.detach().argmax(dim=1)  # [B]
+    first = output.span_starts[top].tolist()
+    last = output.span_ends[top].tolist()
+    reduced_texts, reduced_pairs = list(texts), list(pairs) if pairs is not None else None
+    for row, (i, j) in enumerate(zip(first, last)):
+        segment = batch.sequence_ids[row][i] or 0
+        words = (texts if segment == 0 else pairs or texts)[row][batch.offsets[row][i][0] : batch.offsets[row][j][1]]
+        if segment == 1 and reduced_pairs is not None:
+            reduced_pairs[row] = words
+        else:
+            reduced_texts[row] = words
+    return reduced_texts, reduced_pairs
+
+
+def sufficiency_loss(full_logits: torch.Tensor, top_logits: torch.Tensor) -> torch.Tensor:
+    """``KL(p_full || p_top)`` averaged over the batch; ``p_full`` ``[B, C]`` is a fixed target."""
+    target = F.softmax(full_logits.detach(), dim=-1)
+    return F.kl_div(F.log_softmax(top_logits, dim=-1), target, reduction="batchmean")
