@@ -37,7 +37,7 @@ from pages.ui.loading import cached_explanation
 from pages.ui.navigation import sidebar_navigation
 from pages.ui.picker import model_picker
 from selfexplain.explanation import Explanation
-from selfexplain.figures import (
+from selfexplain.views.figures import (
     MAX_GRID_UNITS,
     grid_view,
     model_view_figure,
@@ -45,9 +45,9 @@ from selfexplain.figures import (
     span_grid_figure,
     span_table,
 )
-from selfexplain.highlight import escape_text, highlight_html
-from selfexplain.report import report_html
-from selfexplain.style import presentation_layout
+from selfexplain.views.highlight import escape_text, highlight_html
+from selfexplain.views.html_report import report_html
+from selfexplain.views.style import presentation_layout
 from selfexplain.words import LEVELS, group_span_at, level_view
 
 st.set_page_config(page_title="selfexplain · Explain", page_icon=":mag:", layout="wide")

@@ -15,9 +15,15 @@ from pathlib import Path
 from measure import median_seconds
 
 from selfexplain.attention import aggregate_attention
-from selfexplain.figures import attention_figure, model_view_figure, probability_figure, span_grid_figure, span_table
-from selfexplain.highlight import highlight_html
 from selfexplain.pipeline import load_model
+from selfexplain.views.figures import (
+    attention_figure,
+    model_view_figure,
+    probability_figure,
+    span_grid_figure,
+    span_table,
+)
+from selfexplain.views.highlight import highlight_html
 
 SENTENCE = (
     "Although the first act drags and a few of the supporting performances feel oddly wooden, the film gathers "

@@ -17,11 +17,11 @@ from pages.ui.navigation import sidebar_navigation
 from pages.ui.picker import choose_model
 from selfexplain.attention import aggregate_attention
 from selfexplain.compare import Comparison, Side, check_compatible, compare, default_partner, explain_side, fit_both
-from selfexplain.compare_figures import agreement_figure, axis_grid_figure, gradient_figure
 from selfexplain.errors import USER_ERRORS
-from selfexplain.figures import MAX_GRID_UNITS, attention_figure, grid_view, probability_figure
-from selfexplain.highlight import escape_text, highlight_html
 from selfexplain.pipeline import MAX_INPUT_CHARS, available_models
+from selfexplain.views.compare import agreement_figure, axis_grid_figure, gradient_figure
+from selfexplain.views.figures import MAX_GRID_UNITS, attention_figure, grid_view, probability_figure
+from selfexplain.views.highlight import escape_text, highlight_html
 
 st.set_page_config(page_title="selfexplain · Compare", page_icon=":mag:", layout="wide")
 

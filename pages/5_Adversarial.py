@@ -28,9 +28,9 @@ from selfexplain.anatomy.perturb import (
 from selfexplain.anatomy.robustness import explanation_shift, perturbation_study
 from selfexplain.attention import aggregate_attention
 from selfexplain.errors import USER_ERRORS
-from selfexplain.figures import attention_figure, span_grid_figure
-from selfexplain.highlight import escape_text
 from selfexplain.pipeline import SelfExplainer
+from selfexplain.views.figures import attention_figure, span_grid_figure
+from selfexplain.views.highlight import escape_text
 
 st.set_page_config(page_title="selfexplain · Adversarial", layout="wide")
 SAMPLE = ASSETS / "anatomy" / "sentences.txt"

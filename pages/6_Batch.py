@@ -16,8 +16,8 @@ from selfexplain.batch.explore import records_frame
 from selfexplain.batch.export import report_html, to_csv, to_jsonl
 from selfexplain.batch.reader import BatchInputError, RowReader, check_size
 from selfexplain.batch.runner import BatchOptions, check_columns, explain_rows
-from selfexplain.highlight import escape_text
 from selfexplain.pipeline import SelfExplainer
+from selfexplain.views.highlight import escape_text
 
 st.set_page_config(page_title="selfexplain · Batch", page_icon=":mag:", layout="wide")
 MAX_UPLOAD_BYTES = 50_000_000

@@ -13,11 +13,11 @@ from pages.ui import PLOT_CONFIG
 from pages.ui.gallery import gallery_store
 from pages.ui.navigation import sidebar_navigation
 from selfexplain.errors import USER_ERRORS, PinNotFoundError
-from selfexplain.figures import probability_figure
 from selfexplain.gallery.records import Pin
 from selfexplain.gallery.transfer import parse_pins, pins_jsonl
 from selfexplain.gallery.view import explain_link, permalink, pin_spans, summary_explanation
-from selfexplain.highlight import escape_text, highlight_html
+from selfexplain.views.figures import probability_figure
+from selfexplain.views.highlight import escape_text, highlight_html
 
 st.set_page_config(page_title="selfexplain · Gallery", page_icon=":pushpin:", layout="wide")
 ALL = "All"

@@ -16,10 +16,10 @@ import streamlit as st
 from pages.ui.navigation import sidebar_navigation
 from pages.ui.picker import model_card, model_picker
 from selfexplain.errors import USER_ERRORS
-from selfexplain.highlight import escape_text
 from selfexplain.model_card import CARD_FILE, Measure, ModelCard
 from selfexplain.model_card_text import card_from_config
 from selfexplain.pipeline import SelfExplainer
+from selfexplain.views.highlight import escape_text
 
 st.set_page_config(page_title="selfexplain · Model card", layout="wide")
 

@@ -18,10 +18,10 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from selfexplain.data import read_examples
-from selfexplain.figure_files import write_figures
 from selfexplain.pipeline import load_model
 from selfexplain.sharpness.measures import markdown_summary, summarise
 from selfexplain.sharpness.run import measure_examples
+from selfexplain.views.files import write_figures
 
 
 def recipe(directory: Path) -> str:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from selfexplain.data import Example, read_examples
 
 if TYPE_CHECKING:  # figure_files imports plotly: keep it off every command's start-up
-    from selfexplain.figure_files import WrittenFigures
+    from selfexplain.views.files import WrittenFigures
 
 
 def add_data_columns(parser: argparse.ArgumentParser) -> None:

@@ -193,14 +193,14 @@ class Explanation(Prediction):
         return np.diagonal(covering).copy()
 
     def _repr_html_(self) -> str:
-        """Jupyter's inline view (static HTML and SVG, every text escaped): see :mod:`selfexplain.notebook`."""
-        from selfexplain.notebook import explanation_html
+        """Jupyter's inline view (static HTML and SVG, every text escaped): see :mod:`selfexplain.views.notebook`."""
+        from selfexplain.views.notebook import explanation_html
 
         return explanation_html(self)
 
     def show(self, path: str | Path | None = None) -> Path | None:
         """Display inline in Jupyter; elsewhere (or with ``path``) write an HTML file and return its path."""
-        from selfexplain.notebook import show
+        from selfexplain.views.notebook import show
 
         return show(self, path)
 

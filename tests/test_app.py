@@ -136,13 +136,13 @@ def test_a_link_with_new_text_replaces_the_old_input(models_dir: Path) -> None:
 
 def test_reruns_of_a_long_text_build_no_download(models_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The JSON (every span) and HTML downloads are built when clicked, never on a rerun."""
-    import selfexplain.report
     from selfexplain.explanation import Explanation
+    from selfexplain.views import html_report
 
     calls: list[str] = []
-    to_dict, report = Explanation.to_dict, selfexplain.report.report_html
+    to_dict, report = Explanation.to_dict, html_report.report_html
     monkeypatch.setattr(Explanation, "to_dict", lambda self, *a, **k: calls.append("json") or to_dict(self, *a, **k))
-    monkeypatch.setattr(selfexplain.report, "report_html", lambda *a, **k: calls.append("html") or report(*a, **k))
+    monkeypatch.setattr(html_report, "report_html", lambda *a, **k: calls.append("html") or report(*a, **k))
     at = open_model(models_dir, "tiny-sst")
     at.text_area(key="text").input(" ".join(["a slow but moving and well acted film ."] * 40)).run()
     at.slider(key="top_k").set_value(7).run()

@@ -25,11 +25,11 @@ from selfexplain.compare import (
     rank_agreement,
     spearman,
 )
-from selfexplain.compare_figures import agreement_figure, axis_grid_figure, gradient_figure
 from selfexplain.errors import InvalidInputError
 from selfexplain.explanation import Explanation, Token
 from selfexplain.pipeline import SelfExplainer
-from selfexplain.style import HIGHLIGHT, PALETTE
+from selfexplain.views.compare import agreement_figure, axis_grid_figure, gradient_figure
+from selfexplain.views.style import HIGHLIGHT, PALETTE
 from selfexplain.words import word_view
 
 TEXT = "The film isn't bad, it's un-watchable... really!"

@@ -13,16 +13,16 @@ from streamlit.testing.v1 import AppTest
 
 from selfexplain.checkpoint import save_model
 from selfexplain.cli import main
-from selfexplain.document_figures import (
+from selfexplain.errors import InvalidInputError
+from selfexplain.limits import MAX_CHARS_VARIABLE, max_chars_setting, max_input_chars, max_spans
+from selfexplain.normalisers import entmax15, on_candidates, sparsemax
+from selfexplain.views.document import (
     document_highlight_html,
     part_attention_figure,
     parts_overview_figure,
     top_spans_table,
 )
-from selfexplain.errors import InvalidInputError
-from selfexplain.figures import span_grid_figure
-from selfexplain.limits import MAX_CHARS_VARIABLE, max_chars_setting, max_input_chars, max_spans
-from selfexplain.normalisers import entmax15, on_candidates, sparsemax
+from selfexplain.views.figures import span_grid_figure
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PARAGRAPHS, SENTENCES = 6, 5  # sentences per paragraph

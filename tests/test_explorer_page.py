@@ -11,7 +11,7 @@ from test_batch_explore import record
 
 from selfexplain.batch.export import to_jsonl
 from selfexplain.batch.figures import SPAN_LABEL_CHARS, shorten, span_length_figure, top_spans_figure
-from selfexplain.style import PALETTE
+from selfexplain.views.style import PALETTE
 
 EXPLORER = str(Path(__file__).resolve().parents[1] / "pages" / "7_Explorer.py")
 LABELS = ["neg", "neutral", "pos"]

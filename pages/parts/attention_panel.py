@@ -8,8 +8,8 @@ from plotly.graph_objects import Figure
 from pages.ui import PLOT_CONFIG
 from selfexplain.attention import AGGREGATES, aggregate_attention
 from selfexplain.explanation import Explanation
-from selfexplain.figures import attention_figure
-from selfexplain.style import presentation_layout
+from selfexplain.views.figures import attention_figure
+from selfexplain.views.style import presentation_layout
 
 
 def on_model_view_select() -> None:

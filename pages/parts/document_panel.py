@@ -17,20 +17,20 @@ from pages.ui import PLOT_CONFIG
 from pages.ui.loading import cached_explainer
 from selfexplain.attention import AGGREGATES
 from selfexplain.document import Document, WindowAttention
-from selfexplain.document_figures import (
+from selfexplain.document_parts import PART_LEVELS, DocumentParts
+from selfexplain.errors import USER_ERRORS
+from selfexplain.explanation import Explanation
+from selfexplain.limits import DEFAULT_MAX_INPUT_CHARS, MAX_CHARS_VARIABLE, max_input_chars
+from selfexplain.pipeline import SelfExplainer
+from selfexplain.views.document import (
     document_highlight_html,
     part_attention_figure,
     parts_overview_figure,
     snippet,
     top_spans_table,
 )
-from selfexplain.document_parts import PART_LEVELS, DocumentParts
-from selfexplain.errors import USER_ERRORS
-from selfexplain.explanation import Explanation
-from selfexplain.figures import MAX_GRID_UNITS, grid_view, probability_figure, span_grid_figure
-from selfexplain.highlight import escape_text
-from selfexplain.limits import DEFAULT_MAX_INPUT_CHARS, MAX_CHARS_VARIABLE, max_input_chars
-from selfexplain.pipeline import SelfExplainer
+from selfexplain.views.figures import MAX_GRID_UNITS, grid_view, probability_figure, span_grid_figure
+from selfexplain.views.highlight import escape_text
 from selfexplain.words import level_view
 
 LONG_TOKENS = 1_000  # longer texts are shown as a document (the shipped models' two windows hold 766)

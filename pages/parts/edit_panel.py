@@ -7,11 +7,11 @@ import streamlit as st
 
 from pages.ui import PLOT_CONFIG
 from pages.ui.loading import cached_explanation
-from selfexplain.edit_figures import alpha_change_figure, alpha_change_table
 from selfexplain.edits import AlphaChange, Edit, alpha_change, apply_edit, word_extents
 from selfexplain.errors import InvalidInputError
 from selfexplain.explanation import Explanation, Span
-from selfexplain.highlight import escape_text
+from selfexplain.views.edits import alpha_change_figure, alpha_change_table
+from selfexplain.views.highlight import escape_text
 
 ACTIONS = ("Replace", "Delete", "Insert")
 HISTORY = "edit_history"  # list of {"before": (text, pair), "after": (text, pair), "edit": description}

@@ -6,7 +6,7 @@ import streamlit as st
 
 from pages.ui.loading import cached_explainer
 from selfexplain.explanation import Explanation
-from selfexplain.highlight import escape_text
+from selfexplain.views.highlight import escape_text
 
 
 def render_flip(explanation: Explanation) -> None:

@@ -6,7 +6,7 @@ import streamlit as st
 
 from selfexplain.errors import USER_ERRORS
 from selfexplain.explanation import Explanation
-from selfexplain.highlight import escape_text
+from selfexplain.views.highlight import escape_text
 
 
 @st.cache_resource(show_spinner=False)

@@ -75,7 +75,7 @@ def _load(args: argparse.Namespace) -> tuple[Any, list[Any]]:
 
 def _write_figures(folder: Path, figures: dict[str, Any]) -> None:
     """HTML (offline) and PNG files of ``figures``; says on stderr when PNGs could not be made."""
-    from selfexplain.figure_files import write_figures
+    from selfexplain.views.files import write_figures
 
     note_figures(write_figures(folder, figures))
 

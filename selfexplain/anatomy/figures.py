@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 
 from selfexplain.anatomy.corpus import AnatomyResult
 from selfexplain.anatomy.perturb import PERTURBATION_TITLES
-from selfexplain.style import ATTENTION_SCALE, PALETTE, apply_layout
+from selfexplain.views.style import ATTENTION_SCALE, PALETTE, apply_layout
 
 STAT_TITLES = {
     "cls": "Attention to [CLS]",

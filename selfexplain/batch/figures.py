@@ -8,8 +8,8 @@ import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
-from selfexplain.figures import plot_text
-from selfexplain.style import ALPHA_SCALE, ATTENTION_SCALE, HIGHLIGHT, apply_layout, label_colours
+from selfexplain.views.figures import plot_text
+from selfexplain.views.style import ALPHA_SCALE, ATTENTION_SCALE, HIGHLIGHT, apply_layout, label_colours
 
 SPAN_LABEL_CHARS = 32  # longer span texts are cut with an ellipsis on the axis; the hover has them whole
 

@@ -133,7 +133,7 @@ def record_spans(record: dict[str, Any]) -> list[Span]:
 
 def record_explanation(record: dict[str, Any], model_name: str = "") -> Explanation:
     """A token-less :class:`Explanation` holding a record's text and prediction, enough for
-    :func:`selfexplain.highlight.highlight_html` with :func:`record_spans`."""
+    :func:`selfexplain.views.highlight.highlight_html` with :func:`record_spans`."""
     names = tuple(record["probabilities"])
     return Explanation(
         text=record["text"],

@@ -8,8 +8,8 @@ import plotly.graph_objects as go
 
 from selfexplain.faithfulness.labels import axis_label, method_label
 from selfexplain.faithfulness.metrics import METRICS
-from selfexplain.highlight import escape_text
-from selfexplain.style import DIFFERENCE_SCALE, apply_layout
+from selfexplain.views.highlight import escape_text
+from selfexplain.views.style import DIFFERENCE_SCALE, apply_layout
 
 
 def curve_figure(curves: pd.DataFrame) -> go.Figure:

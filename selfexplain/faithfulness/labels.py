@@ -8,7 +8,7 @@ import pandas as pd
 
 from selfexplain.explainers import METHODS
 from selfexplain.faithfulness.metrics import METRICS
-from selfexplain.highlight import escape_text
+from selfexplain.views.highlight import escape_text
 
 COUNT_HEADING = "Inputs"
 

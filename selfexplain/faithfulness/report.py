@@ -1,5 +1,5 @@
 """Write a finished run's tables and figures into its folder (CSV, Markdown, offline HTML;
-PNG where kaleido and a Chrome/Chromium browser are at hand, see :mod:`selfexplain.figure_files`).
+PNG where kaleido and a Chrome/Chromium browser are at hand, see :mod:`selfexplain.views.files`).
 
 The CSV files keep registry names and metric keys (for scripts); ``summary.md`` and the figures
 show method names and metric names with the better direction (:mod:`.labels`)."""
@@ -13,7 +13,7 @@ import pandas as pd
 
 from selfexplain.faithfulness import figures, summary
 from selfexplain.faithfulness.labels import metric_legend, readable
-from selfexplain.figure_files import WrittenFigures, write_figures
+from selfexplain.views.files import WrittenFigures, write_figures
 
 
 def markdown_table(frame: pd.DataFrame, digits: int = 4) -> str:

@@ -11,10 +11,10 @@ import pytest
 
 from selfexplain.cli import main
 from selfexplain.errors import InvalidInputError
-from selfexplain.figures import attention_figure, span_grid_figure, span_table
-from selfexplain.highlight import highlight_html
 from selfexplain.pipeline import MAX_INPUT_CHARS
-from selfexplain.report import report_html
+from selfexplain.views.figures import attention_figure, span_grid_figure, span_table
+from selfexplain.views.highlight import highlight_html
+from selfexplain.views.html_report import report_html
 
 UNUSUAL = {
     "single token": "x",

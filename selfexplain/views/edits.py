@@ -7,8 +7,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from selfexplain.edits import AlphaChange
-from selfexplain.figures import MAX_GRID_UNITS, _square_side, _token_axes, plot_text
-from selfexplain.style import DIFFERENCE_SCALE, apply_layout
+from selfexplain.views.figures import MAX_GRID_UNITS, _square_side, _token_axes, plot_text
+from selfexplain.views.style import DIFFERENCE_SCALE, apply_layout
 
 
 def alpha_change_figure(change: AlphaChange) -> go.Figure:

@@ -7,8 +7,8 @@ import plotly.graph_objects as go
 import plotly.io as pio
 import pytest
 
-from selfexplain import figure_files
-from selfexplain.figure_files import write_figures
+from selfexplain.views import files
+from selfexplain.views.files import write_figures
 
 FIGURES = {"bars": go.Figure(go.Bar(x=["a", "b"], y=[1, 2])), "grid": go.Figure(go.Heatmap(z=[[1, 2], [3, 4]]))}
 
@@ -44,6 +44,6 @@ def test_broken_browser_keeps_html_and_says_why(tmp_path: Path, monkeypatch: pyt
 
 
 def test_missing_kaleido_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(figure_files, "_png_problem", lambda: "PNG export needs the kaleido package")
+    monkeypatch.setattr(files, "_png_problem", lambda: "PNG export needs the kaleido package")
     written = write_figures(tmp_path, FIGURES)
     assert written.png_skipped == "PNG export needs the kaleido package" and len(written.files) == 2

@@ -15,7 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from selfexplain.explanation import Explanation
-from selfexplain.style import ALPHA_SCALE, ATTENTION_SCALE, HIGHLIGHT, MUTED, apply_layout
+from selfexplain.views.style import ALPHA_SCALE, ATTENTION_SCALE, HIGHLIGHT, MUTED, apply_layout
 from selfexplain.words import Level, level_view
 
 MAX_GRID_UNITS = 120  # a grid ships at most 120 x 120 cells to the browser

@@ -1,7 +1,7 @@
 """Pure figure and table builders for a long :class:`~selfexplain.document.Document`.
 
 What they return grows linearly with the document (a bar per part, the text once), never with
-its square: grids are drawn for one part at a time with :func:`selfexplain.figures.span_grid_figure`
+its square: grids are drawn for one part at a time with :func:`selfexplain.views.figures.span_grid_figure`
 on :meth:`Document.part`, and attention for a part's tokens inside the window that holds it.
 """
 
@@ -17,9 +17,9 @@ from selfexplain.attention import Aggregate, aggregate_attention
 from selfexplain.document import Document, WindowAttention
 from selfexplain.document_parts import DocumentParts
 from selfexplain.explanation import Span
-from selfexplain.figures import MAX_GRID_UNITS, attention_figure, plot_text
-from selfexplain.highlight import _segment_html
-from selfexplain.style import HIGHLIGHT, MUTED, apply_layout
+from selfexplain.views.figures import MAX_GRID_UNITS, attention_figure, plot_text
+from selfexplain.views.highlight import _segment_html
+from selfexplain.views.style import HIGHLIGHT, MUTED, apply_layout
 
 SNIPPET = 80  # characters of a part shown in its hover label
 
@@ -95,7 +95,7 @@ def top_spans_table(document: Document, parts: DocumentParts, k: int = 10) -> pd
 
 def document_highlight_html(document: Document, spans: list[Span], paragraphs: DocumentParts) -> str:
     """The paragraphs that ``spans`` touch, in reading order, with the spans shaded by alpha as
-    :func:`~selfexplain.highlight.highlight_html` shades them (escaped HTML); skipped paragraphs
+    :func:`~selfexplain.views.highlight.highlight_html` shades them (escaped HTML); skipped paragraphs
     show as "[…]". The HTML grows with those paragraphs, not with the document."""
     top = max((s.alpha for s in spans), default=0.0)
     starts, ends = paragraphs.char_starts, paragraphs.char_ends

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 from helpers import make_explainer
 
-from selfexplain.highlight import escape_text
-from selfexplain.notebook import MAX_CELLS, explanation_html, notebook_grid, show
+from selfexplain.views.highlight import escape_text
+from selfexplain.views.notebook import MAX_CELLS, explanation_html, notebook_grid, show
 from selfexplain.words import word_of_token
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "examples" / "explain.ipynb"
 SENTENCES = ("The visuals are gorgeous, but the story is thin.", "Not a bad film at all: funny, warm and well acted.")
 PREMISE, HYPOTHESIS = "Two dogs run on a beach.", "Animals are outside."

@@ -5,7 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from selfexplain.explanation import Explanation, Span
-from selfexplain.highlight import escape_text, highlight_html
+from selfexplain.views.highlight import escape_text, highlight_html
 
 REPORT_STYLE = (
     "body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;color:#111827}"

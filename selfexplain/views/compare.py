@@ -2,7 +2,7 @@
 colour scale), a baseline's gradient view, and the rank agreement of two models.
 
 No Streamlit here. Grids put the start word on the y axis (top to bottom) and the end word on the
-x axis, as in :mod:`selfexplain.figures`; every label goes through :func:`figures.plot_text`.
+x axis, as in :mod:`selfexplain.views.figures`; every label goes through :func:`figures.plot_text`.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from selfexplain.compare import RankAgreement, WordAxis
-from selfexplain.figures import MAX_GRID_UNITS, plot_text
-from selfexplain.style import ALPHA_SCALE, HIGHLIGHT, MUTED, PALETTE, apply_layout
+from selfexplain.views.figures import MAX_GRID_UNITS, plot_text
+from selfexplain.views.style import ALPHA_SCALE, HIGHLIGHT, MUTED, PALETTE, apply_layout
 
 MAX_AGREEMENT_POINTS = 2_000  # the scatter draws the items ranked highest by either model
 

@@ -2,7 +2,7 @@
 
 Static HTML with an inline SVG grid: no script and nothing fetched from a CDN, so it renders offline
 and stays in the saved notebook. It shows the prediction with every class probability, the text with
-the top spans shaded (:func:`selfexplain.highlight.highlight_html`), the top spans, and the alpha grid
+the top spans shaded (:func:`selfexplain.views.highlight.highlight_html`), the top spans, and the alpha grid
 over ``(start, end)`` spans: one cell per word for word-level models (the model's own unit), per token
 otherwise; a longer input is pooled into at most :data:`MAX_CELLS` x :data:`MAX_CELLS` cells (each
 cell sums alpha over the spans that start in its row's words and end in its column's), and the
@@ -19,8 +19,8 @@ import numpy as np
 from plotly.colors import get_colorscale
 
 from selfexplain.explanation import Explanation
-from selfexplain.highlight import escape_text, highlight_html
-from selfexplain.style import ALPHA_SCALE, HIGHLIGHT, MUTED
+from selfexplain.views.highlight import escape_text, highlight_html
+from selfexplain.views.style import ALPHA_SCALE, HIGHLIGHT, MUTED
 from selfexplain.words import group_view, word_of_token
 
 MAX_CELLS = 64  # the grid never has more than MAX_CELLS x MAX_CELLS cells

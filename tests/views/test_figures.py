@@ -5,7 +5,7 @@ import pytest
 from test_explanation import make_explanation
 
 from selfexplain.attention import aggregate_attention, rollout
-from selfexplain.figures import (
+from selfexplain.views.figures import (
     attention_figure,
     grid_data,
     model_view_figure,
@@ -14,8 +14,8 @@ from selfexplain.figures import (
     span_grid_figure,
     span_table,
 )
-from selfexplain.highlight import escape_text, highlight_html
-from selfexplain.report import report_html
+from selfexplain.views.highlight import escape_text, highlight_html
+from selfexplain.views.html_report import report_html
 from selfexplain.words import word_view
 
 XSS = "<img src=x onerror=alert(1)><script>alert(2)</script> **bold** $x$ [l](javascript:alert(3))"
@@ -77,7 +77,7 @@ def test_word_level_merges_pieces_and_keeps_mass() -> None:
 
 def test_sentence_level_groups_at_sentence_ends_and_keeps_mass() -> None:
     from selfexplain.explanation import Explanation, Token
-    from selfexplain.figures import span_grid_figure
+    from selfexplain.views.figures import span_grid_figure
     from selfexplain.words import group_span_at, level_view, sentence_of_token
 
     text = "Slow start . But great ! Truly"
@@ -177,7 +177,7 @@ def test_markup_is_inert_everywhere() -> None:
 
 
 def test_long_grid_is_bounded_and_pans_along_the_diagonal() -> None:
-    from selfexplain.figures import MAX_GRID_UNITS, grid_view
+    from selfexplain.views.figures import MAX_GRID_UNITS, grid_view
 
     exp = make_explanation(n=300)
     fig = span_grid_figure(exp, max_width=10)
