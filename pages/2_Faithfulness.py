@@ -19,7 +19,7 @@ from pages.ui.navigation import sidebar_navigation
 from pages.ui.picker import model_picker
 from selfexplain.data import Example, read_examples
 from selfexplain.errors import USER_ERRORS
-from selfexplain.explainers import EXPLAINERS
+from selfexplain.explainers import METHODS
 from selfexplain.faithfulness import figures, summary
 from selfexplain.faithfulness.experiment import FAST_EXPLAINERS, RESULTS_FILE, LabOptions, read_rows, run_lab
 from selfexplain.faithfulness.labels import method_label, metric_legend, readable
@@ -158,10 +158,10 @@ def run_experiments() -> None:
         st.warning("This model is a plain baseline with no span layer; the lab needs a self-explaining model.")
         return
     examples = choose_examples(model.config.pair, list(model.config.label_names))
-    default = [n for n in FAST_EXPLAINERS if n in EXPLAINERS]
+    default = [n for n in FAST_EXPLAINERS if n in METHODS]
     names = st.multiselect(
         "Methods",
-        list(EXPLAINERS),
+        list(METHODS),
         default=default,
         key="explainers",
         format_func=method_label,

@@ -1,4 +1,4 @@
-"""The captum explainers on tiny random models: shapes, seeding, and one identity per method checked
+"""The captum methods on tiny random models: shapes, seeding, and one identity per method checked
 against a direct forward/backward through the network."""
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ from helpers import make_explainer
 
 from selfexplain.explainers import METHODS, get_method
 from selfexplain.explainers.base import Instance, embedding_gradients, word_embeddings
-from selfexplain.explainers.deeplift import DeepLiftExplainer
-from selfexplain.explainers.feature_ablation import FeatureAblationExplainer
-from selfexplain.explainers.integrated_gradients import IntegratedGradientsExplainer
-from selfexplain.explainers.kernel_shap import KernelShapExplainer
-from selfexplain.explainers.lime import LimeExplainer
-from selfexplain.explainers.window_occlusion import OcclusionExplainer
+from selfexplain.explainers.deeplift import DeepLiftMethod
+from selfexplain.explainers.feature_ablation import FeatureAblationMethod
+from selfexplain.explainers.integrated_gradients import IntegratedGradientsMethod
+from selfexplain.explainers.kernel_shap import KernelShapMethod
+from selfexplain.explainers.lime import LimeMethod
+from selfexplain.explainers.window_occlusion import OcclusionMethod
 from selfexplain.pipeline import SelfExplainer
 
 CAPTUM = ("saliency", "input_x_gradient", "deeplift", "feature_ablation", "occlusion", "lime", "kernel_shap")
@@ -93,11 +93,11 @@ def test_single_and_pair_scores_are_finite_and_repeatable(tiny_explainer, tiny_p
 def test_captum_integrated_gradients_equals_the_hand_written_rule(padded, tiny_pair_explainer, baseline: str) -> None:
     for model, text, pair in ((padded, TEXT, None), (tiny_pair_explainer, PREMISE, HYPOTHESIS)):
         instance = model.instance(text, pair)
-        scores = IntegratedGradientsExplainer(steps=20, baseline=baseline, batch_size=7).attribute(model, instance)
+        scores = IntegratedGradientsMethod(steps=20, baseline=baseline, batch_size=7).attribute(model, instance)
         expected = reference_integrated_gradients(model, instance, 20, baseline, 20)
         np.testing.assert_allclose(scores, expected, rtol=0, atol=1e-5)
     instance = padded.instance(TEXT)
-    pad, zero = (IntegratedGradientsExplainer(baseline=b).attribute(padded, instance) for b in ("pad", "zero"))
+    pad, zero = (IntegratedGradientsMethod(baseline=b).attribute(padded, instance) for b in ("pad", "zero"))
     assert np.abs(pad - zero).max() > 1e-3  # the two baselines really differ on this model
 
 
@@ -126,7 +126,7 @@ def test_deeplift_is_difference_from_baseline_times_gradient(padded, baseline: s
     (GELU modules and the functional attention softmax pass their gradient), so DeepLift reduces to
     ``(e - b) . gradient at e``."""
     instance = padded.instance(TEXT)
-    scores = DeepLiftExplainer(baseline=baseline).attribute(padded, instance)
+    scores = DeepLiftMethod(baseline=baseline).attribute(padded, instance)
     embeds, grad = direct_gradient(padded, instance)
     base = torch.zeros_like(embeds[0]) if baseline == "zero" else pad_vector(padded)
     expected = ((embeds - base) * grad).sum(dim=-1)[instance.positions].numpy()
@@ -145,7 +145,7 @@ def probability_with(model: SelfExplainer, instance: Instance, removed: list[int
 def test_feature_ablation_is_the_probability_drop_of_one_token(padded, tiny_pair_explainer, baseline: str) -> None:
     for model, text, pair in ((padded, TEXT, None), (tiny_pair_explainer, PREMISE, HYPOTHESIS)):
         instance = model.instance(text, pair)
-        scores = FeatureAblationExplainer(baseline=baseline, batch_size=4).attribute(model, instance)
+        scores = FeatureAblationMethod(baseline=baseline, batch_size=4).attribute(model, instance)
         fill = torch.zeros(word_embeddings(model, instance).shape[-1]) if baseline == "zero" else pad_vector(model)
         full = float(instance.probabilities[instance.target])
         drops = [full - probability_with(model, instance, [t], fill) for t in range(instance.num_tokens)]
@@ -162,10 +162,10 @@ def test_occlusion_averages_the_drops_of_the_windows_over_each_token(padded) -> 
         for w in range(count - window + 1)
     ]
     expected = [np.mean(drops[max(0, t - window + 1) : min(t, count - window) + 1]) for t in range(count)]
-    scores = OcclusionExplainer(window=window, batch_size=5).attribute(padded, instance)
+    scores = OcclusionMethod(window=window, batch_size=5).attribute(padded, instance)
     np.testing.assert_allclose(scores, expected, atol=1e-6)
-    single = OcclusionExplainer(window=1).attribute(padded, instance)
-    np.testing.assert_allclose(single, FeatureAblationExplainer().attribute(padded, instance), atol=1e-7)
+    single = OcclusionMethod(window=1).attribute(padded, instance)
+    np.testing.assert_allclose(single, FeatureAblationMethod().attribute(padded, instance), atol=1e-7)
 
 
 def test_kernel_shap_is_efficient_and_lime_agrees_with_ablation(padded) -> None:
@@ -174,14 +174,14 @@ def test_kernel_shap_is_efficient_and_lime_agrees_with_ablation(padded) -> None:
     instance = padded.instance(TEXT)
     full = float(instance.probabilities[instance.target])
     empty = probability_with(padded, instance, list(range(instance.num_tokens)), pad_vector(padded))
-    shap = KernelShapExplainer(n_samples=300).attribute(padded, instance)
+    shap = KernelShapMethod(n_samples=300).attribute(padded, instance)
     assert shap.sum() == pytest.approx(full - empty, abs=1e-5)
-    ablation = FeatureAblationExplainer().attribute(padded, instance)
-    lime = LimeExplainer().attribute(padded, instance)
+    ablation = FeatureAblationMethod().attribute(padded, instance)
+    lime = LimeMethod().attribute(padded, instance)
     assert np.corrcoef(lime, ablation)[0, 1] > 0.8 and np.corrcoef(shap, ablation)[0, 1] > 0.75
 
 
-@pytest.mark.parametrize("cls", [LimeExplainer, KernelShapExplainer])
+@pytest.mark.parametrize("cls", [LimeMethod, KernelShapMethod])
 def test_sampling_methods_are_seeded_and_leave_the_global_generator_alone(tiny_explainer, cls) -> None:
     instance = tiny_explainer.instance(TEXT)
     state = torch.get_rng_state()
@@ -194,10 +194,10 @@ def test_sampling_methods_are_seeded_and_leave_the_global_generator_alone(tiny_e
 
 def test_bad_parameters_are_refused() -> None:
     with pytest.raises(ValueError, match="baseline"):
-        DeepLiftExplainer(baseline="mask")  # type: ignore[arg-type]
+        DeepLiftMethod(baseline="mask")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="n_samples"):
-        LimeExplainer(n_samples=1)
+        LimeMethod(n_samples=1)
     with pytest.raises(ValueError, match="window"):
-        OcclusionExplainer(window=0)
+        OcclusionMethod(window=0)
     with pytest.raises(ValueError, match="batch_size"):
-        KernelShapExplainer(batch_size=0)
+        KernelShapMethod(batch_size=0)

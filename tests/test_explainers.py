@@ -9,7 +9,7 @@ import torch
 from selfexplain.errors import InvalidInputError
 from selfexplain.explainers import METHODS, get_method
 from selfexplain.explainers.alpha import covering_mass
-from selfexplain.explainers.integrated_gradients import IntegratedGradientsExplainer
+from selfexplain.explainers.integrated_gradients import IntegratedGradientsMethod
 from selfexplain.explainers.occlusion import perturbed_inputs, predict_kept
 
 TEXT = "The visuals are gorgeous, but the story is thin."
@@ -37,7 +37,7 @@ def test_registry_names_and_unknown_name() -> None:
         "random",
         "position_prior",
     ]
-    with pytest.raises(InvalidInputError, match="unknown explainer"):
+    with pytest.raises(InvalidInputError, match="unknown attribution method"):
         get_method("shap")
 
 
@@ -74,11 +74,11 @@ def test_random_is_seeded_per_input(tiny_explainer) -> None:
 def test_integrated_gradients_completeness(tiny_explainer) -> None:
     """Sum of IG scores ~= logit(input) - logit(baseline) (the completeness axiom)."""
     instance = tiny_explainer.instance(TEXT)
-    explainer = IntegratedGradientsExplainer(steps=64, batch_size=32)
-    scores = explainer.attribute(tiny_explainer, instance)
+    method = IntegratedGradientsMethod(steps=64, batch_size=32)
+    scores = method.attribute(tiny_explainer, instance)
     net = tiny_explainer.model
     embeds = net.encoder.get_input_embeddings()(instance.batch.input_ids)
-    base = explainer.baseline_embeddings(tiny_explainer, instance, embeds)
+    base = method.baseline_embeddings(tiny_explainer, instance, embeds)
     with torch.no_grad():
         inputs = instance.batch.model_inputs()
         full = net(**inputs, inputs_embeds=embeds).logits[0, instance.target]

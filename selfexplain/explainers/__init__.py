@@ -11,59 +11,56 @@ KernelSHAP) run through captum on the word embeddings.
 from __future__ import annotations
 
 from selfexplain.errors import InvalidInputError
-from selfexplain.explainers.alpha import AlphaExplainer
-from selfexplain.explainers.attention_cls import AttentionCLSExplainer
-from selfexplain.explainers.attention_mean import AttentionMeanExplainer
-from selfexplain.explainers.attention_rows import AttentionRowsExplainer, PositionPriorExplainer, RolloutRowsExplainer
+from selfexplain.explainers.alpha import AlphaMethod
+from selfexplain.explainers.attention_cls import AttentionCLSMethod
+from selfexplain.explainers.attention_mean import AttentionMeanMethod
+from selfexplain.explainers.attention_rows import AttentionRowsMethod, PositionPriorMethod, RolloutRowsMethod
 from selfexplain.explainers.base import AttributionMethod, Instance
-from selfexplain.explainers.deeplift import DeepLiftExplainer
-from selfexplain.explainers.feature_ablation import FeatureAblationExplainer
-from selfexplain.explainers.grad_x_input import GradXInputExplainer
-from selfexplain.explainers.gradient import GradientExplainer
-from selfexplain.explainers.input_x_gradient import InputXGradientExplainer
-from selfexplain.explainers.integrated_gradients import IntegratedGradientsExplainer
-from selfexplain.explainers.kernel_shap import KernelShapExplainer
-from selfexplain.explainers.lime import LimeExplainer
-from selfexplain.explainers.loo import LeaveOneOutExplainer
-from selfexplain.explainers.random_baseline import RandomExplainer
-from selfexplain.explainers.rollout import RolloutExplainer
-from selfexplain.explainers.saliency import SaliencyExplainer
-from selfexplain.explainers.window_occlusion import OcclusionExplainer
+from selfexplain.explainers.deeplift import DeepLiftMethod
+from selfexplain.explainers.feature_ablation import FeatureAblationMethod
+from selfexplain.explainers.grad_x_input import GradXInputMethod
+from selfexplain.explainers.gradient import GradientMethod
+from selfexplain.explainers.input_x_gradient import InputXGradientMethod
+from selfexplain.explainers.integrated_gradients import IntegratedGradientsMethod
+from selfexplain.explainers.kernel_shap import KernelShapMethod
+from selfexplain.explainers.lime import LimeMethod
+from selfexplain.explainers.loo import LeaveOneOutMethod
+from selfexplain.explainers.random_baseline import RandomMethod
+from selfexplain.explainers.rollout import RolloutMethod
+from selfexplain.explainers.saliency import SaliencyMethod
+from selfexplain.explainers.window_occlusion import OcclusionMethod
 
 METHODS: dict[str, type[AttributionMethod]] = {
     cls.name: cls
     for cls in (
-        AlphaExplainer,
-        AttentionCLSExplainer,
-        AttentionMeanExplainer,
-        AttentionRowsExplainer,
-        RolloutExplainer,
-        RolloutRowsExplainer,
-        GradientExplainer,
-        GradXInputExplainer,
-        IntegratedGradientsExplainer,
-        SaliencyExplainer,
-        InputXGradientExplainer,
-        DeepLiftExplainer,
-        LeaveOneOutExplainer,
-        FeatureAblationExplainer,
-        OcclusionExplainer,
-        LimeExplainer,
-        KernelShapExplainer,
-        RandomExplainer,
-        PositionPriorExplainer,
+        AlphaMethod,
+        AttentionCLSMethod,
+        AttentionMeanMethod,
+        AttentionRowsMethod,
+        RolloutMethod,
+        RolloutRowsMethod,
+        GradientMethod,
+        GradXInputMethod,
+        IntegratedGradientsMethod,
+        SaliencyMethod,
+        InputXGradientMethod,
+        DeepLiftMethod,
+        LeaveOneOutMethod,
+        FeatureAblationMethod,
+        OcclusionMethod,
+        LimeMethod,
+        KernelShapMethod,
+        RandomMethod,
+        PositionPriorMethod,
     )
 }
-
-
-EXPLAINERS = METHODS  # the registry's name before the rename (pages use it); kept for one release
 
 
 def get_method(name: str) -> AttributionMethod:
     """The registered attribution method ``name`` with its default parameters."""
     if name not in METHODS:
-        raise InvalidInputError(f"unknown explainer {name!r}; choose from {', '.join(METHODS)}")
+        raise InvalidInputError(f"unknown attribution method {name!r}; choose from {', '.join(METHODS)}")
     return METHODS[name]()
 
 
-__all__ = ["EXPLAINERS", "METHODS", "AttributionMethod", "Instance", "get_method"]
+__all__ = ["METHODS", "AttributionMethod", "Instance", "get_method"]

@@ -24,7 +24,7 @@ def covering_mass(spans: np.ndarray) -> np.ndarray:
     return np.diagonal(np.cumsum(from_right, axis=0)).copy()  # then over i <= t
 
 
-class AlphaExplainer(AttributionMethod):
+class AlphaMethod(AttributionMethod):
     """Token score = alpha mass of the spans covering the token (needs a span-head model)."""
 
     name = "alpha"

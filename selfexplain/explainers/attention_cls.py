@@ -19,7 +19,7 @@ def attention_maps(instance: Instance) -> np.ndarray:
     return np.stack([layer[0].detach().float().cpu().numpy() for layer in attentions])
 
 
-class AttentionCLSExplainer(AttributionMethod):
+class AttentionCLSMethod(AttributionMethod):
     """Score = ``attention[layer, :, 0, t]`` averaged over heads (``layer`` -1 = last)."""
 
     name = "attention_cls"

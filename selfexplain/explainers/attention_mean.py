@@ -9,7 +9,7 @@ from selfexplain.explainers.base import AttributionMethod, Instance
 from selfexplain.pipeline import SelfExplainer
 
 
-class AttentionMeanExplainer(AttributionMethod):
+class AttentionMeanMethod(AttributionMethod):
     """Score of token t = mean over layers, heads and rows (or the [CLS] row only with
     ``cls_only=True``) of ``attention[..., t]``."""
 

@@ -1,7 +1,7 @@
 """Attention that can reach a span-head model's output: the rows of the tokens the span layer reads.
 
 The span layer reads the hidden states of the real tokens at ``config.encoder_layer``; [CLS]'s row
-never reaches the output of a span-head model. These explainers score a token by the attention it
+never reaches the output of a span-head model. These methods score a token by the attention it
 receives from the real tokens' rows (queries) of that layer, or of the rollout up to that layer.
 """
 
@@ -22,7 +22,7 @@ def read_layer(explainer: SelfExplainer, layers: int) -> int:
     return layers if index == -1 else (index if index >= 0 else layers + 1 + index)
 
 
-class AttentionRowsExplainer(AttributionMethod):
+class AttentionRowsMethod(AttributionMethod):
     """Score of token t = mean over heads and over the real tokens' rows ``q`` of ``attention[l, :, q, t]``,
     ``l`` the layer whose output the span layer reads."""
 
@@ -38,7 +38,7 @@ class AttentionRowsExplainer(AttributionMethod):
         return rows.mean(axis=0)[instance.positions].astype(np.float64)
 
 
-class RolloutRowsExplainer(AttributionMethod):
+class RolloutRowsMethod(AttributionMethod):
     """Attention rollout up to the layer the span layer reads, averaged over the real tokens' rows."""
 
     name = "rollout_rows"
@@ -54,7 +54,7 @@ class RolloutRowsExplainer(AttributionMethod):
         return flow[instance.positions].mean(axis=0)[instance.positions].astype(np.float64)
 
 
-class PositionPriorExplainer(AttributionMethod):
+class PositionPriorMethod(AttributionMethod):
     """No model at all: a token's score is how many spans of its text cover it, ``(t + 1)(T - t)``.
     The floor for span-coverage scores ("tokens in the middle")."""
 

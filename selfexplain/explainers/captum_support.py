@@ -1,4 +1,4 @@
-"""What the captum explainers share: seeding, reducing captum's ``[1, *, H]`` attributions to token
+"""What the captum methods share: seeding, reducing captum's ``[1, *, H]`` attributions to token
 scores, and the setup of the perturbation methods.
 
 Gradient methods attribute to the word embeddings ``[1, N, H]`` and a token's score is the sum of
@@ -62,8 +62,8 @@ class PerturbationSetup:
     forward: Callable[[torch.Tensor], torch.Tensor]
 
 
-class PerturbationExplainer(AttributionMethod):
-    """Base of the captum perturbation explainers: ``baseline`` is what replaces a removed token's
+class PerturbationMethod(AttributionMethod):
+    """Base of the captum perturbation methods: ``baseline`` is what replaces a removed token's
     embedding (``"pad"`` or ``"zero"``); ``batch_size`` perturbations run per forward pass."""
 
     def __init__(self, baseline: Baseline = "pad", batch_size: int = 50) -> None:

@@ -25,7 +25,7 @@ from selfexplain.explainers.captum_support import token_sums
 from selfexplain.pipeline import SelfExplainer
 
 
-class DeepLiftExplainer(AttributionMethod):
+class DeepLiftMethod(AttributionMethod):
     """Score = ``sum_h`` DeepLift attribution of ``e_t`` against the baseline ``b_t`` (the pad
     token's embedding, ``"pad"``, or zeros, ``"zero"``; special tokens keep their own embedding)."""
 

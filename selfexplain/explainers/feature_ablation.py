@@ -6,11 +6,11 @@ import numpy as np
 from captum.attr import FeatureAblation
 
 from selfexplain.explainers.base import Instance
-from selfexplain.explainers.captum_support import PerturbationExplainer, feature_scores
+from selfexplain.explainers.captum_support import PerturbationMethod, feature_scores
 from selfexplain.pipeline import SelfExplainer
 
 
-class FeatureAblationExplainer(PerturbationExplainer):
+class FeatureAblationMethod(PerturbationMethod):
     """Score of token t = ``p_target(x) - p_target(x with e_t replaced by the baseline)``.
 
     Unlike ``loo`` the sequence keeps its length and positions: only the token's word embedding

@@ -8,7 +8,7 @@ from selfexplain.explainers.base import AttributionMethod, Instance, embedding_g
 from selfexplain.pipeline import SelfExplainer
 
 
-class GradXInputExplainer(AttributionMethod):
+class GradXInputMethod(AttributionMethod):
     """Score = ``e_t . d logit_target / d e_t`` (signed: positive supports the target)."""
 
     name = "grad_x_input"

@@ -8,7 +8,7 @@ from selfexplain.explainers.base import AttributionMethod, Instance, embedding_g
 from selfexplain.pipeline import SelfExplainer
 
 
-class GradientExplainer(AttributionMethod):
+class GradientMethod(AttributionMethod):
     """Score = ``|| d logit_target / d e_t ||_2`` (unsigned)."""
 
     name = "gradient"

@@ -11,7 +11,7 @@ from selfexplain.explainers.captum_support import token_sums
 from selfexplain.pipeline import SelfExplainer
 
 
-class InputXGradientExplainer(AttributionMethod):
+class InputXGradientMethod(AttributionMethod):
     """Score = ``e_t . d logit_target / d e_t`` (signed: positive supports the target)."""
 
     name = "input_x_gradient"

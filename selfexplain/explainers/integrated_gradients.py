@@ -20,7 +20,7 @@ from selfexplain.explainers.captum_support import token_sums
 from selfexplain.pipeline import SelfExplainer
 
 
-class IntegratedGradientsExplainer(AttributionMethod):
+class IntegratedGradientsMethod(AttributionMethod):
     """Score = ``sum_h (e_t - b_t)_h * mean_k grad_h(b + a_k (e - b))_t`` with ``a_k = (k + 0.5) / steps``.
 
     Baseline ``b``: the word embedding of the tokenizer's pad token (``"pad"``) or zeros

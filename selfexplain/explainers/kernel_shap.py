@@ -7,12 +7,12 @@ import numpy as np
 from captum.attr import KernelShap
 
 from selfexplain.explainers.base import Baseline, Instance
-from selfexplain.explainers.captum_support import PerturbationExplainer, feature_scores, seeded
-from selfexplain.explainers.feature_ablation import FeatureAblationExplainer
+from selfexplain.explainers.captum_support import PerturbationMethod, feature_scores, seeded
+from selfexplain.explainers.feature_ablation import FeatureAblationMethod
 from selfexplain.pipeline import SelfExplainer
 
 
-class KernelShapExplainer(PerturbationExplainer):
+class KernelShapMethod(PerturbationMethod):
     """Score of token t = its estimated Shapley value for ``p_target`` from ``n_samples`` random
     coalitions (sizes drawn under the Shapley kernel).
 
@@ -33,7 +33,7 @@ class KernelShapExplainer(PerturbationExplainer):
 
     def attribute(self, explainer: SelfExplainer, instance: Instance) -> np.ndarray:
         if instance.num_tokens == 1:
-            return FeatureAblationExplainer(self.baseline, self.batch_size).attribute(explainer, instance)
+            return FeatureAblationMethod(self.baseline, self.batch_size).attribute(explainer, instance)
         setup = self.setup(explainer, instance)
         with seeded(self.seed, instance):
             attributions = KernelShap(setup.forward).attribute(

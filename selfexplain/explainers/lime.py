@@ -8,11 +8,11 @@ from captum._utils.models.linear_model import SkLearnRidge
 from captum.attr import Lime
 
 from selfexplain.explainers.base import Baseline, Instance
-from selfexplain.explainers.captum_support import PerturbationExplainer, feature_scores, seeded
+from selfexplain.explainers.captum_support import PerturbationMethod, feature_scores, seeded
 from selfexplain.pipeline import SelfExplainer
 
 
-class LimeExplainer(PerturbationExplainer):
+class LimeMethod(PerturbationMethod):
     """Score of token t = the coefficient of "t is present" in a ridge regression (penalty
     ``ridge``) of ``p_target`` on ``n_samples`` random keep/remove patterns (each token kept with
     probability 1/2), weighted by captum's exponential cosine kernel on the embeddings.

@@ -9,7 +9,7 @@ from selfexplain.explainers.occlusion import Removal, predict_kept
 from selfexplain.pipeline import SelfExplainer
 
 
-class LeaveOneOutExplainer(AttributionMethod):
+class LeaveOneOutMethod(AttributionMethod):
     """Score of token t = ``p_target(x) - p_target(x without t)``; all T occlusions run as one batch."""
 
     name = "loo"

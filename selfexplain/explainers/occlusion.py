@@ -111,7 +111,7 @@ def predict_kept(
     """Class probabilities ``[P, C]`` of the input with only the ``keep`` ``[P, T]`` tokens.
 
     Identical rows run once, and rows run in order of how many tokens they keep, so a
-    batch of deletions is padded only to its own longest row (explainers share many
+    batch of deletions is padded only to its own longest row (methods share many
     perturbations: the same top token, the empty and the full input).
     """
     classes = instance.probabilities.shape[0]

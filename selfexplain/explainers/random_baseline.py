@@ -1,4 +1,4 @@
-"""Random scores: the floor every other explainer should beat."""
+"""Random scores: the floor every other method should beat."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ def instance_rng(seed: int, instance: Instance) -> np.random.Generator:
     return np.random.default_rng([seed, key])
 
 
-class RandomExplainer(AttributionMethod):
+class RandomMethod(AttributionMethod):
     """Uniform random scores in [0, 1), seeded per input."""
 
     name = "random"

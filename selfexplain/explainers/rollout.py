@@ -10,7 +10,7 @@ from selfexplain.explainers.base import AttributionMethod, Instance
 from selfexplain.pipeline import SelfExplainer
 
 
-class RolloutExplainer(AttributionMethod):
+class RolloutMethod(AttributionMethod):
     """``R = A'_L ... A'_1`` with ``A' = residual * I + (1 - residual) * mean_heads(A)``; score = ``R[0, t]``."""
 
     name = "rollout"

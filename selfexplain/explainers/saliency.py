@@ -11,9 +11,9 @@ from selfexplain.explainers.captum_support import token_sums
 from selfexplain.pipeline import SelfExplainer
 
 
-class SaliencyExplainer(AttributionMethod):
+class SaliencyMethod(AttributionMethod):
     """Score = ``sum_h |d logit_target / d e_t|_h``, the L1 norm of the gradient (unsigned; the
-    ``gradient`` explainer is its L2 norm)."""
+    ``gradient`` method is its L2 norm)."""
 
     name = "saliency"
     label = "Saliency (L1, captum)"

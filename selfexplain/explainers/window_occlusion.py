@@ -7,11 +7,11 @@ import numpy as np
 from captum.attr import Occlusion
 
 from selfexplain.explainers.base import Baseline, Instance
-from selfexplain.explainers.captum_support import PerturbationExplainer, feature_scores
+from selfexplain.explainers.captum_support import PerturbationMethod, feature_scores
 from selfexplain.pipeline import SelfExplainer
 
 
-class OcclusionExplainer(PerturbationExplainer):
+class OcclusionMethod(PerturbationMethod):
     """Score of token t = mean, over the windows of ``window`` real tokens that cover t, of
     ``p_target(x) - p_target(x with the window's embeddings replaced by the baseline)``.
 

@@ -15,7 +15,7 @@ import numpy as np
 from selfexplain.data import Example
 from selfexplain.errors import InvalidInputError
 from selfexplain.explainers import METHODS, get_method
-from selfexplain.explainers.attention_rows import AttentionRowsExplainer
+from selfexplain.explainers.attention_rows import AttentionRowsMethod
 from selfexplain.explainers.occlusion import REMOVALS, Removal, predict_kept
 from selfexplain.explainers.random_baseline import instance_rng
 from selfexplain.faithfulness import alpha_tests
@@ -103,7 +103,7 @@ def _alpha_row(
 ) -> dict[str, object]:
     view = alpha_tests.span_view(explainer, instance)
     windowed = instance.windowed  # windows have no attention maps: no attention comparison there
-    attention = np.zeros(instance.num_tokens) if windowed else AttentionRowsExplainer().attribute(explainer, instance)
+    attention = np.zeros(instance.num_tokens) if windowed else AttentionRowsMethod().attribute(explainer, instance)
     # row 0 of each: the top alpha span, and the attention window of the same length
     alpha_k, attention_k = alpha_tests.top_span_masks(view, attention, instance.num_tokens)
     (start, end), (a_start, a_end) = (_ends(alpha_k[0]), _ends(attention_k[0]))
