@@ -24,9 +24,9 @@ from selfexplain.faithfulness import figures, summary
 from selfexplain.faithfulness.experiment import FAST_EXPLAINERS, RESULTS_FILE, LabOptions, read_rows, run_lab
 from selfexplain.faithfulness.labels import method_label, metric_legend, readable
 from selfexplain.faithfulness.metrics import METRICS
-from selfexplain.highlight import escape_text
 from selfexplain.sharpness import measures as sharpness
 from selfexplain.sharpness.run import measure_examples
+from selfexplain.views.highlight import escape_text
 
 st.set_page_config(page_title="selfexplain · Faithfulness", page_icon=":mag:", layout="wide")
 SAMPLE = ASSETS / "faithfulness" / "sentences.txt"
