@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
+from captum.attr import Lime
 
 from selfexplain.explainers.base import (
     AttributionMethod,
@@ -84,3 +85,28 @@ class PerturbationMethod(AttributionMethod):
             feature_mask=mask,
             forward=lambda real: real_token_probabilities(explainer, instance, embeds, real),
         )
+
+
+def sampled_scores(
+    method: type[Lime],
+    setup: PerturbationSetup,
+    instance: Instance,
+    n_samples: int,
+    seed: int,
+    batch_size: int,
+    **options: object,
+) -> np.ndarray:
+    """Token scores ``[T]`` of a sampling method (captum's ``Lime`` or its subclass ``KernelShap``, built
+    on ``setup.forward`` with ``options``) from ``n_samples`` random keep/remove patterns of the real
+    tokens, ``batch_size`` per forward pass, sampled under :func:`seeded` (``seed`` and the input text)."""
+    attributor = method(setup.forward, **options)
+    with seeded(seed, instance):
+        attributions = attributor.attribute(
+            setup.inputs,
+            baselines=setup.baselines,
+            target=instance.target,
+            feature_mask=setup.feature_mask,
+            n_samples=n_samples,
+            perturbations_per_eval=batch_size,
+        )
+    return feature_scores(attributions)  # [1, T, H] -> [T]

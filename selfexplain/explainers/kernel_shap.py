@@ -7,7 +7,7 @@ import numpy as np
 from captum.attr import KernelShap
 
 from selfexplain.explainers.base import Baseline, Instance
-from selfexplain.explainers.captum_support import PerturbationMethod, feature_scores, seeded
+from selfexplain.explainers.captum_support import PerturbationMethod, sampled_scores
 from selfexplain.explainers.feature_ablation import FeatureAblationMethod
 from selfexplain.pipeline import SelfExplainer
 
@@ -35,13 +35,4 @@ class KernelShapMethod(PerturbationMethod):
         if instance.num_tokens == 1:
             return FeatureAblationMethod(self.baseline, self.batch_size).attribute(explainer, instance)
         setup = self.setup(explainer, instance)
-        with seeded(self.seed, instance):
-            attributions = KernelShap(setup.forward).attribute(
-                setup.inputs,
-                baselines=setup.baselines,
-                target=instance.target,
-                feature_mask=setup.feature_mask,
-                n_samples=self.n_samples,
-                perturbations_per_eval=self.batch_size,
-            )
-        return feature_scores(attributions)  # [1, T, H] -> [T]
+        return sampled_scores(KernelShap, setup, instance, self.n_samples, self.seed, self.batch_size)

@@ -8,7 +8,7 @@ from captum._utils.models.linear_model import SkLearnRidge
 from captum.attr import Lime
 
 from selfexplain.explainers.base import Baseline, Instance
-from selfexplain.explainers.captum_support import PerturbationMethod, feature_scores, seeded
+from selfexplain.explainers.captum_support import PerturbationMethod, sampled_scores
 from selfexplain.pipeline import SelfExplainer
 
 
@@ -36,14 +36,12 @@ class LimeMethod(PerturbationMethod):
 
     def attribute(self, explainer: SelfExplainer, instance: Instance) -> np.ndarray:
         setup = self.setup(explainer, instance)
-        method = Lime(setup.forward, interpretable_model=SkLearnRidge(alpha=self.ridge))
-        with seeded(self.seed, instance):
-            attributions = method.attribute(
-                setup.inputs,
-                baselines=setup.baselines,
-                target=instance.target,
-                feature_mask=setup.feature_mask,
-                n_samples=self.n_samples,
-                perturbations_per_eval=self.batch_size,
-            )
-        return feature_scores(attributions)  # [1, T, H] -> [T]
+        return sampled_scores(
+            Lime,
+            setup,
+            instance,
+            self.n_samples,
+            self.seed,
+            self.batch_size,
+            interpretable_model=SkLearnRidge(alpha=self.ridge),
+        )
