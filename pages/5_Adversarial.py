@@ -31,13 +31,14 @@ from selfexplain.errors import USER_ERRORS
 from selfexplain.pipeline import SelfExplainer
 from selfexplain.views.figures import attention_figure, span_grid_figure
 from selfexplain.views.highlight import escape_text
+from selfexplain.views.style import CAPTION_TEXT
 
 st.set_page_config(page_title="selfexplain · Adversarial", layout="wide")
 SAMPLE = ASSETS / "anatomy" / "sentences.txt"
 DEFAULT_ANTONYMS = "good:bad, best:worst, funny:dull, love:hate, beautiful:ugly, great:awful"
 MARK = "<mark>{}</mark>"
 LEGEND = (
-    "<div style='font-size:0.9em;color:#4b5563;line-height:1.7'>How to read this: "
+    f"<div style='font-size:0.9em;color:{CAPTION_TEXT};line-height:1.7'>How to read this: "
     f"{MARK.format('marked')} words on the left are those the perturbation removed or changed; on the right, "
     "those it added, moved or changed. Under each prediction: the model's confidence in it; on the perturbed "
     "side the arrow shows how the probability of the <b>original</b> prediction moved (▲ green: more sure, "

@@ -18,6 +18,7 @@ from selfexplain.gallery.transfer import parse_pins, pins_jsonl
 from selfexplain.gallery.view import explain_link, permalink, pin_spans, summary_explanation
 from selfexplain.views.figures import probability_figure
 from selfexplain.views.highlight import escape_text, highlight_html
+from selfexplain.views.style import ACCENT
 
 st.set_page_config(page_title="selfexplain · Gallery", page_icon=":pushpin:", layout="wide")
 ALL = "All"
@@ -46,7 +47,7 @@ def show_pin(store, pin: Pin) -> None:
     )
     if pin.note:
         st.html(
-            "<div class='selfexplain-note' style='border-left:4px solid #ea580c;padding:4px 10px;margin:4px 0'>"
+            f"<div class='selfexplain-note' style='border-left:4px solid {ACCENT};padding:4px 10px;margin:4px 0'>"
             f"{escape_text(pin.note)}</div>"
         )
     left, right = st.columns([3, 2])

@@ -9,7 +9,7 @@ from pages.ui import PLOT_CONFIG
 from selfexplain.attention import AGGREGATES, aggregate_attention
 from selfexplain.explanation import Explanation
 from selfexplain.views.figures import attention_figure
-from selfexplain.views.style import presentation_layout
+from selfexplain.views.style import apply_layout
 
 
 def on_model_view_select() -> None:
@@ -63,7 +63,7 @@ def render_attention(explanation: Explanation, present: bool = False) -> None:
             "Head", list(range(heads)), key="attn_head", format_func=lambda i: str(i + 1), disabled=aggregate != "head"
         )
     figure = attention_figure_for(explanation)
-    figure = presentation_layout(figure) if present else figure
+    figure = apply_layout(figure, present=True) if present else figure
     st.plotly_chart(figure, key="attention", config=PLOT_CONFIG, theme=None)
     st.caption(
         "How to read it: a different kind of grid. Each row is a token inside the encoder (including [CLS] and "

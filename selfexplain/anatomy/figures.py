@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 
 from selfexplain.anatomy.corpus import AnatomyResult
 from selfexplain.anatomy.perturb import PERTURBATION_TITLES
-from selfexplain.views.style import ATTENTION_SCALE, PALETTE, apply_layout
+from selfexplain.views.style import ATTENTION_SCALE, LAYER_SCALE, LEGEND_BELOW, PALETTE, apply_layout
 
 STAT_TITLES = {
     "cls": "Attention to [CLS]",
@@ -129,7 +129,7 @@ def mds_figure(result: AnatomyResult) -> go.Figure:
             mode="markers+text",
             text=[f"{a}-{b}" for a, b in zip(layer_of, head_of)],
             textposition="top center",
-            marker={"size": 11, "color": layer_of, "colorscale": "Viridis", "colorbar": {"title": "layer"}},
+            marker={"size": 11, "color": layer_of, "colorscale": LAYER_SCALE, "colorbar": {"title": "layer"}},
             hovertemplate="layer-head %{text}<extra></extra>",
         )
     )
@@ -169,8 +169,8 @@ def probe_figure(table: pd.DataFrame) -> go.Figure:
         )
     fig.update_xaxes(title="layer (0 = embeddings)", dtick=1)
     fig.update_yaxes(title="test accuracy", range=[0, 1.02], tickformat=".0%")
-    fig.update_layout(legend={"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0})
-    return apply_layout(fig, "Linear probe accuracy by layer (dotted: majority-class baseline)", 520)
+    title = "Linear probe accuracy by layer (dotted: majority-class baseline)"
+    return apply_layout(fig, title, 520, legend=LEGEND_BELOW)
 
 
 def confusion_figure(table: pd.DataFrame) -> go.Figure:

@@ -14,7 +14,7 @@ from selfexplain.batch.explore import confusion, label_names_of, records_frame, 
 from selfexplain.batch.figures import confusion_figure
 from selfexplain.batch.records import FIELDS, record_explanation, record_spans
 from selfexplain.views.highlight import escape_text, highlight_html
-from selfexplain.views.html_report import REPORT_STYLE
+from selfexplain.views.style import REPORT_STYLE
 
 
 def _cut(record: dict[str, Any], top_k: int | None) -> dict[str, Any]:

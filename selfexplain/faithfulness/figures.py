@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 from selfexplain.faithfulness.labels import axis_label, method_label
 from selfexplain.faithfulness.metrics import METRICS
 from selfexplain.views.highlight import escape_text
-from selfexplain.views.style import DIFFERENCE_SCALE, apply_layout
+from selfexplain.views.style import DIFFERENCE_SCALE, LEGEND_BELOW, apply_layout
 
 
 def curve_figure(curves: pd.DataFrame) -> go.Figure:
@@ -26,9 +26,9 @@ def curve_figure(curves: pd.DataFrame) -> go.Figure:
         )
     fig.update_xaxes(title="share of tokens removed (most important first)", tickformat=".0%")
     fig.update_yaxes(title="probability of the predicted class")
-    fig.update_layout(legend={"orientation": "h", "yanchor": "top", "y": -0.25, "x": 0})
     height = 440 + 26 * len(fig.data)  # the legend sits under the plot, one method a line at half width
-    return apply_layout(fig, "Probability as top tokens are removed (falls faster = more faithful)", height)
+    title = "Probability as top tokens are removed (falls faster = more faithful)"
+    return apply_layout(fig, title, height, legend={**LEGEND_BELOW, "y": -0.25})
 
 
 def flip_figure(flips: pd.DataFrame) -> go.Figure:

@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 
 from selfexplain.compare import RankAgreement, WordAxis
 from selfexplain.views.figures import MAX_GRID_UNITS, plot_text
-from selfexplain.views.style import ALPHA_SCALE, HIGHLIGHT, MUTED, PALETTE, apply_layout
+from selfexplain.views.style import ALPHA_SCALE, HIGHLIGHT, MUTED, PALETTE, TICK_FONT, apply_layout
 
 MAX_AGREEMENT_POINTS = 2_000  # the scatter draws the items ranked highest by either model
 
@@ -52,8 +52,8 @@ def axis_grid_figure(
         )
     )
     ticks = {"tickmode": "array", "tickvals": positions, "ticktext": [plot_text(w) for w in axis.labels[lo:hi]]}
-    fig.update_xaxes(title="end word", tickfont={"size": 11}, **ticks)
-    fig.update_yaxes(title="start word", autorange="reversed", tickfont={"size": 11}, **ticks)
+    fig.update_xaxes(title="end word", tickfont=TICK_FONT, **ticks)
+    fig.update_yaxes(title="start word", autorange="reversed", tickfont=TICK_FONT, **ticks)
     return apply_layout(fig, title, max(380, min(760, 120 + 16 * size)))
 
 

@@ -19,7 +19,7 @@ from selfexplain.document_parts import DocumentParts
 from selfexplain.explanation import Span
 from selfexplain.views.figures import MAX_GRID_UNITS, attention_figure, plot_text
 from selfexplain.views.highlight import _segment_html
-from selfexplain.views.style import HIGHLIGHT, MUTED, apply_layout
+from selfexplain.views.style import HIGHLIGHT, INK, LEGEND_ABOVE, MUTED, NOTE_TEXT, apply_layout
 
 SNIPPET = 80  # characters of a part shown in its hover label
 
@@ -46,14 +46,14 @@ def parts_overview_figure(document: Document, parts: DocumentParts, selected: in
             go.Bar(
                 y=parts.mass,
                 name="spans inside",
-                marker={"color": HIGHLIGHT, "line": {"color": "#111827", "width": outline}},
+                marker={"color": HIGHLIGHT, "line": {"color": INK, "width": outline}},
                 hovertemplate=template,
                 **common,
             ),
             go.Bar(
                 y=crossing,
                 name="spans crossing into it",
-                marker={"color": MUTED, "line": {"color": "#111827", "width": outline}},
+                marker={"color": MUTED, "line": {"color": INK, "width": outline}},
                 hovertemplate=template,
                 **common,
             ),
@@ -65,14 +65,8 @@ def parts_overview_figure(document: Document, parts: DocumentParts, selected: in
         f"Where the alpha mass lies: {count:,} {parts.level}s "
         f"(spans inside {parts.level}s hold {1 - parts.across:.1%} of alpha)"
     )
-    fig = apply_layout(fig, title, 360)
-    fig.update_layout(
-        barmode="stack",
-        clickmode="event+select",
-        dragmode=False,
-        bargap=0.1 if count < 200 else 0.0,
-        legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1.0, "xanchor": "right"},
-    )
+    fig = apply_layout(fig, title, 360, legend=LEGEND_ABOVE)
+    fig.update_layout(barmode="stack", clickmode="event+select", dragmode=False, bargap=0.1 if count < 200 else 0.0)
     return fig
 
 
@@ -111,11 +105,11 @@ def document_highlight_html(document: Document, spans: list[Span], paragraphs: D
             if s.start_char < hi and s.end_char > lo
         ]
         if index > previous + 1:
-            blocks.append("<p style='color:#6b7280'>[…]</p>")
+            blocks.append(f"<p style='color:{NOTE_TEXT}'>[…]</p>")
         blocks.append(f"<p>{_segment_html(document.text[lo:hi], inside, None, top)}</p>")
         previous = index
     if previous < len(paragraphs) - 1 and blocks:
-        blocks.append("<p style='color:#6b7280'>[…]</p>")
+        blocks.append(f"<p style='color:{NOTE_TEXT}'>[…]</p>")
     return f"<div class='selfexplain-text' style='font-size:1.05em;line-height:1.8'>{''.join(blocks)}</div>"
 
 

@@ -15,7 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from selfexplain.explanation import Explanation
-from selfexplain.views.style import ALPHA_SCALE, ATTENTION_SCALE, HIGHLIGHT, MUTED, apply_layout
+from selfexplain.views.style import ALPHA_SCALE, ATTENTION_SCALE, HIGHLIGHT, INK, MUTED, TICK_FONT, apply_layout
 from selfexplain.words import Level, level_view
 
 MAX_GRID_UNITS = 120  # a grid ships at most 120 x 120 cells to the browser
@@ -33,7 +33,7 @@ def _token_axes(fig: go.Figure, axis: list[int], labels: Sequence[str], x_title:
         "tickmode": "array",
         "tickvals": axis,
         "ticktext": [plot_text(x) for x in labels],
-        "tickfont": {"size": 11},
+        "tickfont": TICK_FONT,
     }
     fig.update_xaxes(title=x_title, **ticks)
     fig.update_yaxes(title=y_title, autorange="reversed", **ticks)
@@ -162,9 +162,7 @@ def span_grid_figure(
     fig = go.Figure([heat, picker])
     if selected is not None:
         i, j = selected
-        fig.add_shape(
-            type="rect", x0=j - 0.5, x1=j + 0.5, y0=i - 0.5, y1=i + 0.5, line={"color": "#111827", "width": 3}
-        )
+        fig.add_shape(type="rect", x0=j - 0.5, x1=j + 0.5, y0=i - 0.5, y1=i + 0.5, line={"color": INK, "width": 3})
     if level == "sentence":  # sentence labels are long: number them, the hover shows the text
         labels = [f"S{lo + i + 1}" for i in range(len(labels))]
     _token_axes(fig, axis, labels, f"end {level}", f"start {level}")

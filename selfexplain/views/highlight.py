@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from selfexplain.explanation import Explanation, Span
+from selfexplain.views.style import INK, NOTE_TEXT, SHADE_RGB
 
 # html.escape's five characters plus those Markdown or LaTeX would act on, all as numeric entities.
 _ENTITIES = str.maketrans({c: f"&#{ord(c)};" for c in "&<>\"'*_`[]()$\\~#|!{}:"})
@@ -37,7 +38,7 @@ def _segment_html(text: str, spans: list[Span], selected: Span | None, top_alpha
             continue
         piece = escape_text(text[lo:hi])
         index = int(best[lo])
-        outline = "outline:3px solid #111827;border-radius:3px;" if chosen[lo] else ""
+        outline = f"outline:3px solid {INK};border-radius:3px;" if chosen[lo] else ""
         if index == len(spans):
             parts.append(f'<span style="{outline}">{piece}</span>' if outline else piece)
             continue
@@ -46,7 +47,7 @@ def _segment_html(text: str, spans: list[Span], selected: Span | None, top_alpha
         title = escape_text(f"rank {span.rank} · alpha {span.alpha:.4f} · {span.text}")
         parts.append(
             f'<mark title="{title}" data-rank="{span.rank}" '
-            f'style="background:rgba(234,88,12,{strength:.2f});padding:1px 0;border-radius:3px;{outline}">'
+            f'style="background:rgba({SHADE_RGB},{strength:.2f});padding:1px 0;border-radius:3px;{outline}">'
             f"{piece}</mark>"
         )
     return "".join(parts)
@@ -62,7 +63,7 @@ def highlight_html(explanation: Explanation, spans: list[Span], selected: Span |
     for segment, text in segments:
         own = [s for s in spans if s.segment == segment]
         chosen = selected if selected is not None and selected.segment == segment else None
-        label = f"<div style='font-size:0.8em;color:#6b7280'>{names[segment]}</div>" if names[segment] else ""
+        label = f"<div style='font-size:0.8em;color:{NOTE_TEXT}'>{names[segment]}</div>" if names[segment] else ""
         body = _segment_html(text or "", own, chosen, top_alpha)
         blocks.append(f"{label}<div class='selfexplain-text' style='font-size:1.15em;line-height:1.9'>{body}</div>")
     return "<div class='selfexplain-highlight'>" + "".join(blocks) + "</div>"

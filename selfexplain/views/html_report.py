@@ -6,11 +6,7 @@ import plotly.graph_objects as go
 
 from selfexplain.explanation import Explanation, Span
 from selfexplain.views.highlight import escape_text, highlight_html
-
-REPORT_STYLE = (
-    "body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;color:#111827}"
-    "table{border-collapse:collapse}td,th{border:1px solid #e5e7eb;padding:4px 8px;text-align:left}"
-)
+from selfexplain.views.style import REPORT_STYLE
 
 
 def report_html(explanation: Explanation, spans: list[Span], figures: list[go.Figure]) -> str:

@@ -20,7 +20,16 @@ from plotly.colors import get_colorscale
 
 from selfexplain.explanation import Explanation
 from selfexplain.views.highlight import escape_text, highlight_html
-from selfexplain.views.style import ALPHA_SCALE, HIGHLIGHT, MUTED
+from selfexplain.views.style import (
+    ALPHA_SCALE,
+    CAPTION_TEXT,
+    FONT_FAMILY,
+    HIGHLIGHT,
+    INK,
+    MUTED,
+    NOTE_TEXT,
+    ZERO_FILL,
+)
 from selfexplain.words import group_view, word_of_token
 
 MAX_CELLS = 64  # the grid never has more than MAX_CELLS x MAX_CELLS cells
@@ -29,7 +38,6 @@ GRID_PX = 560  # side of the cell area
 LABEL_CHARS = 18
 TITLE_CHARS = 120  # a listed span
 TIP_CHARS = 60  # a grid cell's tooltip
-ZERO_FILL = "#eef0f3"  # a valid span whose alpha is 0
 
 
 @dataclass(frozen=True)
@@ -138,15 +146,15 @@ def grid_svg(grid: NotebookGrid) -> str:
     for k in boundary.tolist():  # a pair: the line between the two texts
         edge = k * cell - 0.5
         parts.append(
-            f'<line x1="{left}" y1="{top + edge}" x2="{left + size * cell}" y2="{top + edge}" stroke="#111827"/>'
+            f'<line x1="{left}" y1="{top + edge}" x2="{left + size * cell}" y2="{top + edge}" stroke="{INK}"/>'
         )
         parts.append(
-            f'<line x1="{left + edge}" y1="{top}" x2="{left + edge}" y2="{top + size * cell}" stroke="#111827"/>'
+            f'<line x1="{left + edge}" y1="{top}" x2="{left + edge}" y2="{top + size * cell}" stroke="{INK}"/>'
         )
     width, height = left + size * cell + 8, top + size * cell + 8
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'font-family="system-ui,sans-serif" role="img">{"".join(parts)}</svg>'
+        f'font-family="{FONT_FAMILY}" role="img">{"".join(parts)}</svg>'
     )
 
 
@@ -182,20 +190,20 @@ def explanation_html(explanation: Explanation, max_cells: int = MAX_CELLS) -> st
     """The inline view: prediction, probabilities, highlighted text, top spans, alpha grid."""
     spans = [span for span in explanation.top_spans(TOP_SPANS) if span.alpha > 0]
     listed = "".join(
-        f"<li>{escape_text(_short(span.text, TITLE_CHARS))} <span style='color:#6b7280'>"
+        f"<li>{escape_text(_short(span.text, TITLE_CHARS))} <span style='color:{NOTE_TEXT}'>"
         f"alpha {span.alpha:.4f}</span></li>"
         for span in spans
     )
     grid = notebook_grid(explanation, max_cells)
     model = f" · model <b>{escape_text(explanation.model_name)}</b>" if explanation.model_name else ""
     return (
-        "<div class='selfexplain-notebook' style='font-family:system-ui,sans-serif;color:#111827'>"
+        f"<div class='selfexplain-notebook' style='font-family:{FONT_FAMILY};color:{INK}'>"
         f"<div style='font-size:1.1em;margin-bottom:4px'>Prediction: <b>{escape_text(explanation.label)}</b> "
         f"({explanation.confidence:.1%}){model}</div>"
         f"{_probabilities(explanation)}"
         f"<div style='margin:8px 0'>{highlight_html(explanation, spans)}</div>"
         f"<div>Top spans:</div><ol style='margin-top:2px'>{listed}</ol>"
-        f"<div style='font-size:0.85em;color:#4b5563;max-width:{GRID_PX + 150}px'>{_caption(grid)}</div>"
+        f"<div style='font-size:0.85em;color:{CAPTION_TEXT};max-width:{GRID_PX + 150}px'>{_caption(grid)}</div>"
         f"{grid_svg(grid)}</div>"
     )
 

@@ -1,17 +1,55 @@
-"""The one place for the look of every figure: fonts, colour scales, label colours and the layout."""
+"""The one place for the look of every view: colours, colour scales, fonts and the figure layout.
+
+Figures take their colour scales, colours and fonts from here and their title, height, margins, template
+and legend from :func:`apply_layout`, the only function that lays a figure out. HTML views (the
+highlighted text, the report, the notebook view, the pages' notes) take their colours and font family
+from here too.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import plotly.graph_objects as go
 
+# Fonts
+FONT_FAMILY = "system-ui,sans-serif"  # HTML views
 FONT = {"size": 14}
 TITLE_SIZE = 16
+TICK_FONT = {"size": 11}  # token and word labels along a grid's axes
+PRESENT_FONT = {"size": 20}  # presentation mode (a projector)
+PRESENT_TITLE_SIZE = TITLE_SIZE + 6
+PRESENT_TICK_FONT = {"size": 15}
+
+# Colour scales
 ALPHA_SCALE = "YlOrRd"  # single-hue sequential scales that still read in greyscale
 ATTENTION_SCALE = "Blues"
 DIFFERENCE_SCALE = "RdBu"  # diverging, white at zero: red lost, blue gained
+LAYER_SCALE = "Viridis"  # an ordered number of many values (the layer of a head)
+
+# Colours
 HIGHLIGHT = "#c2410c"  # the predicted class, the chosen item
 MUTED = "#9ca3af"
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf", "#7f7f7f")
+INK = "#111827"  # body text, outlines of the chosen span or cell, the line between a pair's two texts
+NOTE_TEXT = "#6b7280"  # small print: segment names, alphas in lists, skipped paragraphs
+CAPTION_TEXT = "#4b5563"  # how-to-read captions
+RULE = "#e5e7eb"  # table borders
+ZERO_FILL = "#eef0f3"  # a grid cell holding a valid span whose alpha is 0
+ACCENT = "#ea580c"  # the colour spans are shaded in; a pinned note's margin
+SHADE_RGB = "234,88,12"  # ACCENT as r,g,b for ``rgba(SHADE_RGB, strength)``: the stronger the alpha, the darker
+
+# Layout
+DEFAULT_HEIGHT = 420
+MARGIN = {"l": 10, "r": 10, "t": 60, "b": 10}
+TEMPLATE = "plotly_white"
+LEGEND_BELOW = {"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0}  # one entry after another under the plot
+LEGEND_ABOVE = {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1.0, "xanchor": "right"}
+
+REPORT_STYLE = (  # the CSS of the standalone HTML reports
+    f"body{{font-family:{FONT_FAMILY};max-width:1100px;margin:2em auto;color:{INK}}}"
+    f"table{{border-collapse:collapse}}td,th{{border:1px solid {RULE};padding:4px 8px;text-align:left}}"
+)
 
 
 def label_colours(labels: list[str] | tuple[str, ...]) -> dict[str, str]:
@@ -19,26 +57,36 @@ def label_colours(labels: list[str] | tuple[str, ...]) -> dict[str, str]:
     return {label: PALETTE[i % len(PALETTE)] for i, label in enumerate(labels)}
 
 
-def apply_layout(fig: go.Figure, title: str, height: int = 420) -> go.Figure:
-    """Title at the top left, the shared font, white template, tight margins."""
+def apply_layout(
+    fig: go.Figure,
+    title: str | None = None,
+    height: int | None = None,
+    *,
+    legend: Mapping[str, object] | None = None,
+    present: bool = False,
+) -> go.Figure:
+    """Lay ``fig`` out: title at the top left, the shared font, white template, tight margins, ``height``
+    pixels tall (else the height ``fig`` has, else :data:`DEFAULT_HEIGHT`), ``legend`` placed as given
+    (:data:`LEGEND_BELOW`, :data:`LEGEND_ABOVE`; else plotly's).
+
+    ``present=True`` returns a copy for a projector (``fig`` is unchanged): larger fonts and a third
+    taller. With no ``title`` the figure keeps its own, so a finished figure can be presented as it is.
+    """
+    if present:
+        fig = go.Figure(fig)
+    text = title if title is not None else fig.layout.title.text
+    base = height or fig.layout.height or DEFAULT_HEIGHT
     fig.update_layout(
-        title={"text": title, "x": 0.0, "y": 0.99, "yanchor": "top", "font": {"size": TITLE_SIZE}},
-        height=height,
-        margin={"l": 10, "r": 10, "t": 60, "b": 10},
+        title={"text": text, "x": 0.0, "y": 0.99, "yanchor": "top", "font": {"size": TITLE_SIZE}},
+        height=base,
+        margin=MARGIN,
         font=FONT,
-        template="plotly_white",
+        template=TEMPLATE,
     )
+    if legend is not None:
+        fig.update_layout(legend=dict(legend))
+    if present:
+        fig.update_layout(font=PRESENT_FONT, height=int(base * 4 / 3), title_font={"size": PRESENT_TITLE_SIZE})
+        fig.update_xaxes(tickfont=PRESENT_TICK_FONT)
+        fig.update_yaxes(tickfont=PRESENT_TICK_FONT)
     return fig
-
-
-PRESENT_FONT = {"size": 20}
-
-
-def presentation_layout(fig: go.Figure) -> go.Figure:
-    """The same figure for a projector: larger fonts and a third taller (a copy; ``fig`` is unchanged)."""
-    big = go.Figure(fig)
-    height = fig.layout.height or 420
-    big.update_layout(font=PRESENT_FONT, height=int(height * 4 / 3), title_font={"size": TITLE_SIZE + 6})
-    big.update_xaxes(tickfont={"size": 15})
-    big.update_yaxes(tickfont={"size": 15})
-    return big
