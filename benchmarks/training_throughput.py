@@ -18,8 +18,8 @@ import torch
 from reference_span_layer import ReferenceSpanLayer, enumerate_spans
 
 from selfexplain.config import ModelConfig
-from selfexplain.data import read_examples
 from selfexplain.encoders import load_tokenizer
+from selfexplain.formats.examples import read_examples
 from selfexplain.model import SelfExplainingModel
 from selfexplain.spans import SpanLayer, SpanLayerOutput
 from selfexplain.training import TrainOptions, batch_loss, epoch_batches
@@ -64,7 +64,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
     torch.manual_seed(0)
-    examples = read_examples(args.data)
+    examples = read_examples(args.data, txt="labelled")
     options = TrainOptions(batch_size=32)
     batches = epoch_batches(examples, options.batch_size, seed=0)[: args.steps]
     tokenizer = load_tokenizer("all-MiniLM-L6-v2")

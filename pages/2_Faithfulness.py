@@ -17,13 +17,14 @@ from pages.ui import ASSETS
 from pages.ui.examples import read_uploaded
 from pages.ui.navigation import sidebar_navigation
 from pages.ui.picker import model_picker
-from selfexplain.data import Example, read_examples
+from selfexplain.data import Example
 from selfexplain.errors import USER_ERRORS
 from selfexplain.explainers import METHODS
 from selfexplain.faithfulness import figures, summary
 from selfexplain.faithfulness.experiment import FAST_EXPLAINERS, RESULTS_FILE, LabOptions, read_rows, run_lab
 from selfexplain.faithfulness.labels import method_label, metric_legend, readable
 from selfexplain.faithfulness.metrics import METRICS
+from selfexplain.formats.examples import read_examples
 from selfexplain.sharpness import measures as sharpness
 from selfexplain.sharpness.run import measure_examples
 from selfexplain.views.highlight import escape_text
@@ -57,7 +58,7 @@ def choose_examples(pair: bool, label_names: list[str]) -> list[Example]:
         if pair:
             st.info("The built-in sample holds single sentences; upload a pair file for this model.")
             return []
-        examples = read_examples(SAMPLE, label_names=label_names, split="test")
+        examples = read_examples(SAMPLE, txt="labelled", label_names=label_names, split="test")
     count = st.slider("Sample size", 1, len(examples), min(10, len(examples)), key="sample_size")
     return examples[:count]
 

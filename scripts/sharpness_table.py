@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 import plotly.graph_objects as go
 
-from selfexplain.data import read_examples
+from selfexplain.formats.examples import read_examples
 from selfexplain.pipeline import load_model
 from selfexplain.sharpness.measures import markdown_summary, summarise
 from selfexplain.sharpness.run import measure_examples
@@ -53,7 +53,8 @@ def main() -> None:
             rows.append({"run": name, "recipe": recipe(folder), **summary})
             continue
         model = load_model(folder)
-        examples = read_examples(args.data, label_names=model.config.label_names, split="validation")[: args.limit]
+        names = model.config.label_names
+        examples = read_examples(args.data, txt="labelled", label_names=names, split="validation")[: args.limit]
         if model.config.head != "span":
             from selfexplain.evaluation import predict_examples
 

@@ -16,7 +16,13 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from selfexplain.cli_support import add_data_columns, add_fused_option, add_max_chars_option, read_model_examples
+from selfexplain.cli_support import (
+    LABELLED_DATA_HELP,
+    add_data_columns,
+    add_fused_option,
+    add_max_chars_option,
+    read_model_examples,
+)
 from selfexplain.errors import USER_ERRORS
 from selfexplain.limits import max_chars_setting
 from selfexplain.malloc_tuning import fix_mmap_threshold
@@ -33,8 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     train = commands.add_parser("train", help="train a model (resumes if OUT holds an interrupted run)")
     train.add_argument("--encoder", default="all-MiniLM-L6-v2", help="encoder folder, packaged alias or Hub id")
-    train.add_argument("--train", required=True, help="training data file (SST lines, CSV, TSV, JSONL) or hf:NAME")
-    train.add_argument("--dev", required=True, help="dev data file, same formats")
+    train.add_argument("--train", required=True, help=f"training data: {LABELLED_DATA_HELP}")
+    train.add_argument("--dev", required=True, help=f"dev data: {LABELLED_DATA_HELP}")
     train.add_argument("--out", required=True, type=Path, help="output folder")
     train.add_argument("--labels", default=None, help="comma-separated label names, in label-index order")
     train.add_argument("--name", default="", help="model name shown in the app")
@@ -99,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     evaluate = commands.add_parser("eval", help="accuracy of a model on a labelled file")
     evaluate.add_argument("--model", default=None, help="shipped model name or model folder")
-    evaluate.add_argument("--data", required=True)
+    evaluate.add_argument("--data", required=True, help=f"labelled data: {LABELLED_DATA_HELP}")
     evaluate.add_argument("--predictions", type=Path, default=None, help="write per-example predictions (JSONL)")
     evaluate.add_argument(
         "--record", action="store_true", help="store the accuracy as test_accuracy in the model folder's config"

@@ -8,10 +8,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from selfexplain.data import Example, read_examples
+from selfexplain.data import Example
+from selfexplain.formats.examples import read_examples
+from selfexplain.formats.text import TXT_HELP
 
 if TYPE_CHECKING:  # figure_files imports plotly: keep it off every command's start-up
     from selfexplain.views.files import WrittenFigures
+
+# The --help of every option that takes labelled data (train, eval, faithfulness, sharpness, anatomy).
+LABELLED_DATA_HELP = f"CSV, TSV, JSONL or TXT file, or hf:NAME[:CONFIG]; {TXT_HELP['labelled']}"
 
 
 def add_data_columns(parser: argparse.ArgumentParser) -> None:
@@ -59,6 +64,7 @@ def read_model_examples(
     ``phrases`` adds the labelled phrases of an SST tree file."""
     return read_examples(
         source,
+        txt="labelled",
         text_column=args.text_column,
         pair_column=args.pair_column,
         label_column=args.label_column,

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from selfexplain.data import DataError, Example, _label_index, _lines
+from selfexplain.data import DataError, Example, label_index
+from selfexplain.formats.text import text_lines
 
 # PTB escapes that the sentence-level SST files keep in lower case; the encoder is uncased.
 _ESCAPES = {"-LRB-": "-lrb-", "-RRB-": "-rrb-"}
@@ -81,7 +82,7 @@ def read_sst_trees(
     sentences: list[Example] = []
     phrase_examples: list[Example] = []
     seen: set[str] = set()
-    for number, line in _lines(path):
+    for number, line in text_lines(path):
         if not line.strip():
             continue
         where = f"{path}:{number}"
@@ -89,9 +90,9 @@ def read_sst_trees(
         for depth, (label, words) in enumerate(nodes):
             text = " ".join(words)
             if depth == 0:
-                sentences.append(Example(text=text, label=_label_index(label, label_names, where)))
+                sentences.append(Example(text=text, label=label_index(label, label_names, where)))
             elif phrases and len(words) >= min_phrase_words and text not in seen:
                 seen.add(text)
-                phrase_examples.append(Example(text=text, label=_label_index(label, label_names, where)))
+                phrase_examples.append(Example(text=text, label=label_index(label, label_names, where)))
     sentence_texts = {e.text for e in sentences}
     return sentences + [e for e in phrase_examples if e.text not in sentence_texts]

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from pages.ui import ASSETS
 from pages.ui.loading import cached_explainer
-from selfexplain.data import Example, read_examples
+from selfexplain.data import Example
+from selfexplain.formats.examples import read_examples
 
 SST5_NAMES = ("very negative", "negative", "neutral", "positive", "very positive")
 
@@ -40,7 +41,7 @@ def read_uploaded(data: bytes, suffix: str, label_names: list[str], split: str =
     with tempfile.TemporaryDirectory(prefix="selfexplain-upload-") as folder:
         path = Path(folder) / f"upload{suffix if suffix in ('.txt', '.csv', '.tsv', '.jsonl') else '.txt'}"
         path.write_bytes(data)
-        return read_examples(path, label_names=label_names, split=split)
+        return read_examples(path, txt="labelled", label_names=label_names, split=split)
 
 
 def upload_examples(directory: str, data: bytes, suffix: str, limit: int) -> list[Example]:

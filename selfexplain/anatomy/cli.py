@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from selfexplain.cli_support import add_data_columns, note_figures, read_model_examples
+from selfexplain.cli_support import LABELLED_DATA_HELP, add_data_columns, note_figures, read_model_examples
 from selfexplain.errors import InvalidInputError
 
 
@@ -20,7 +20,7 @@ class AnatomyInputError(InvalidInputError):
 
 def _common(parser: argparse.ArgumentParser, limit: int) -> None:
     parser.add_argument("--model", default=None, help="shipped model name or model folder (default sst5-minilm)")
-    parser.add_argument("--data", required=True, help="data file (SST lines, CSV, TSV, JSONL)")
+    parser.add_argument("--data", required=True, help=f"data file: {LABELLED_DATA_HELP}")
     parser.add_argument("--out", required=True, type=Path, help="output folder (numbers, HTML and PNG figures)")
     parser.add_argument(
         "--limit", type=int, default=limit, help=f"random sample of at most this many examples ({limit})"

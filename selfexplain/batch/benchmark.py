@@ -22,7 +22,7 @@ import torch
 
 from selfexplain.batch.reader import Row
 from selfexplain.batch.runner import BatchOptions, explain_rows, explain_window
-from selfexplain.data import read_sst
+from selfexplain.formats.examples import read_examples
 from selfexplain.pipeline import load_model
 
 DEFAULT_DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "sst5" / "test.txt"
@@ -44,7 +44,7 @@ def measure(model: str | None, data: Path, limit: int, batch_size: int, rounds: 
     command's own path (windows of 32 batches, sorted by length inside each window).
     """
     explainer = load_model(model)
-    texts = [e.text for e in read_sst(data)][:limit]
+    texts = [e.text for e in read_examples(data, txt="labelled")][:limit]
     rows = [Row(i, i + 1, text) for i, text in enumerate(texts)]
     options = BatchOptions(batch_size=batch_size)
     explainer.explain(texts[0], attentions=False)  # warm-up (and the native kernels' build)

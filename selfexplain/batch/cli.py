@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 from selfexplain.cli_support import add_fused_option, add_max_chars_option
+from selfexplain.formats.text import FORMATS, TXT_HELP
 
 
 def add_command(subparsers: argparse._SubParsersAction) -> None:
@@ -19,7 +20,7 @@ def add_command(subparsers: argparse._SubParsersAction) -> None:
         "batch",
         help="explain every row of a CSV/TSV/JSONL/TXT file into JSONL (resumable; shards under accelerate launch)",
     )
-    batch.add_argument("input", type=Path, help="CSV, TSV, JSONL or TXT (one text a line) file")
+    batch.add_argument("input", type=Path, help=f"CSV, TSV, JSONL or TXT file; {TXT_HELP['lines']}")
     batch.add_argument("--model", default=None, help="shipped model name or model folder")
     batch.add_argument("--out", required=True, type=Path, help="results file (JSONL); rerun to resume")
     batch.add_argument("--text-column", default="text", help="text column of CSV/TSV/JSONL files")
@@ -28,7 +29,7 @@ def add_command(subparsers: argparse._SubParsersAction) -> None:
     batch.add_argument("--top-k", type=int, default=10, help="spans kept per row; 0 keeps every valid span")
     batch.add_argument("--batch-size", type=int, default=32)
     batch.add_argument("--attention", action="store_true", help="store [CLS]-attention entropy and top token")
-    batch.add_argument("--format", choices=["csv", "tsv", "jsonl", "txt"], default=None, help="default: by extension")
+    batch.add_argument("--format", choices=FORMATS, default=None, help="default: by extension (any other is txt)")
     batch.add_argument("--no-progress", action="store_true")
     add_fused_option(batch)
     add_max_chars_option(batch)

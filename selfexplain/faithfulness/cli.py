@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from selfexplain.cli_support import (
+    LABELLED_DATA_HELP,
     add_data_columns,
     add_fused_option,
     add_max_chars_option,
@@ -24,7 +25,7 @@ def add_command(subparsers: argparse._SubParsersAction) -> None:
         "faithfulness", help="faithfulness metrics of alpha and other explainers (resumes if OUT holds a run)"
     )
     parser.add_argument("--model", default=None, help="shipped model name or model folder")
-    parser.add_argument("--data", required=True, help="data file (SST lines, CSV, TSV, JSONL)")
+    parser.add_argument("--data", required=True, help=f"data file: {LABELLED_DATA_HELP}")
     parser.add_argument("--out", required=True, type=Path, help="output folder (results.jsonl, summary.csv, plots)")
     parser.add_argument("--limit", type=int, default=None, help="use the first N examples")
     parser.add_argument("--explainers", default=DEFAULT_EXPLAINERS, help="comma-separated registry names")

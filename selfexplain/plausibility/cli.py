@@ -25,7 +25,10 @@ def add_command(subparsers: argparse._SubParsersAction) -> None:
         "plausibility", help="accuracy and alpha's agreement with human rationales (AUPRC, token F1, IOU F1)"
     )
     score.add_argument("--model", default=None, help="shipped model name or model folder")
-    score.add_argument("--data", required=True, type=Path, help="JSONL with text, label and rationales fields")
+    score.add_argument(
+        "--data", required=True, type=Path,
+        help="JSONL with text, label and rationales fields (read as JSONL whatever the suffix, .txt too)",
+    )  # fmt: skip
     score.add_argument("--out", type=Path, default=None, help="also write the summary JSON here")
     score.add_argument("--seed", type=int, default=0, help="seed of the random baseline")
     score.add_argument(

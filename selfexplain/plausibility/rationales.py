@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from selfexplain.data import DataError, _jsonl_rows, _label_index
+from selfexplain.data import DataError, label_index
+from selfexplain.formats.records import Records
 
 LABEL_NAMES = ("negative", "positive")
 _TAG = re.compile(r"<(/?(?:POS|NEG))>")
@@ -107,8 +108,10 @@ def read_rationale_jsonl(path: Path, label_names: Sequence[str] | None = None) -
     if not path.is_file():
         raise DataError(f"{path}: no such file")
     reviews = []
-    for number, row in _jsonl_rows(path):
-        where = f"{path}:{number}"
+    for record in Records(path, txt=None, fmt="jsonl"):
+        row, where = record.fields, f"{path}:{record.line}"
+        if record.problem is not None:
+            raise DataError(f"{where}: {record.problem}")
         try:
             text, label, spans = str(row["text"]), row["label"], row["rationales"]
             pairs = tuple((int(a), int(b)) for a, b in spans)  # type: ignore[union-attr]
@@ -116,8 +119,8 @@ def read_rationale_jsonl(path: Path, label_names: Sequence[str] | None = None) -
             raise DataError(f"{where}: expected text, label and rationales ([[start, end], ...]): {err}") from None
         if any(not 0 <= a < b <= len(text) for a, b in pairs):
             raise DataError(f"{where}: a rationale span lies outside the text")
-        index = _label_index(label, label_names, where)
-        reviews.append(Review(text, index, pairs, str(row.get("name", number))))
+        index = label_index(label, label_names, where)
+        reviews.append(Review(text, index, pairs, str(row.get("name", record.line))))
     if not reviews:
         raise DataError(f"{path}: no rows")
     return reviews

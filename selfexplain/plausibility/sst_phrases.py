@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from selfexplain.data import _lines
 from selfexplain.faithfulness.alpha_tests import best_window
+from selfexplain.formats.text import text_lines
 from selfexplain.sst_trees import tree_nodes
 
 NEGATIVE, POSITIVE = {0, 1}, {3, 4}
@@ -36,7 +36,7 @@ def sentence_key(words: Sequence[str]) -> str:
 def phrase_index(path: Path) -> PhraseIndex:
     """Every labelled node of every tree in ``path``, keyed by the sentence's lower-cased words."""
     index: PhraseIndex = {}
-    for number, line in _lines(path):
+    for number, line in text_lines(path):
         if not line.strip():
             continue
         nodes = tree_nodes(line, f"{path}:{number}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from selfexplain.cli_support import add_data_columns, add_fused_option, read_model_examples
+from selfexplain.cli_support import LABELLED_DATA_HELP, add_data_columns, add_fused_option, read_model_examples
 
 
 def add_command(subparsers: argparse._SubParsersAction) -> None:
@@ -13,7 +13,7 @@ def add_command(subparsers: argparse._SubParsersAction) -> None:
         "sharpness", help="how sharp and decisive alpha is: max alpha, top-3 mass, uniform and top-1 agreement"
     )
     parser.add_argument("--model", default=None, help="shipped model name or model folder")
-    parser.add_argument("--data", required=True, help="data file (SST lines, CSV, TSV, JSONL)")
+    parser.add_argument("--data", required=True, help=f"data file: {LABELLED_DATA_HELP}")
     parser.add_argument("--out", required=True, type=Path, help="output folder (sharpness.csv, sharpness.md)")
     parser.add_argument("--limit", type=int, default=None, help="use the first N examples")
     parser.add_argument("--batch-size", type=int, default=32)

@@ -14,8 +14,8 @@ from selfexplain.batch.runner import BatchOptions, run_batch
 from selfexplain.checkpoint import ModelDirectoryError, load_model_directory
 from selfexplain.cli import main
 from selfexplain.config import ModelConfig
-from selfexplain.data import read_examples
 from selfexplain.errors import DataError
+from selfexplain.formats.examples import read_examples
 from selfexplain.jsonl import RecordError, parse_record
 
 DEEP = "[" * 100_000 + "]" * 100_000
@@ -35,7 +35,7 @@ def test_deeply_nested_json_in_a_data_file(tmp_path: Path) -> None:
     data = tmp_path / "deep.jsonl"
     data.write_text(DEEP + "\n", encoding="utf-8")
     with pytest.raises(DataError, match="deep.jsonl:1: JSON nested too deeply"):
-        read_examples(data, label_names=["a", "b"])
+        read_examples(data, label_names=["a", "b"], txt="labelled")
     with pytest.raises(BatchInputError, match="line 1: JSON nested too deeply"):
         list(RowReader(data))
 
@@ -45,8 +45,8 @@ def test_a_byte_order_mark_is_not_part_of_the_first_label(tmp_path: Path) -> Non
     lines.write_bytes("\ufeff1 a fine film\n0 a dull film\n".encode())
     table = tmp_path / "bom.csv"
     table.write_bytes("\ufefftext,label\na fine film,1\n".encode())
-    assert [e.label for e in read_examples(lines, label_names=["neg", "pos"])] == [1, 0]
-    assert [e.text for e in read_examples(table, label_names=["neg", "pos"])] == ["a fine film"]
+    assert [e.label for e in read_examples(lines, label_names=["neg", "pos"], txt="labelled")] == [1, 0]
+    assert [e.text for e in read_examples(table, label_names=["neg", "pos"], txt="labelled")] == ["a fine film"]
 
 
 def test_an_argument_that_is_not_utf8_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
