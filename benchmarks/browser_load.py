@@ -23,19 +23,18 @@ import json
 import os
 import random
 import statistics
-import subprocess
 import sys
 import time
 import urllib.parse
-import urllib.request
 from pathlib import Path
 
 import psutil
-from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-DONE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+sys.path.insert(0, str(ROOT / "tests"))  # the browser tests' server and Chromium launcher
+from browser_support import DONE, app_server, chromium  # noqa: E402
+
 GRID = "text=Self-explaining alpha"
 SUBJECTS = ["the film", "this story", "the cast", "the score", "the script", "her debut", "the sequel", "the ending"]
 VERBS = ["feels", "looks", "sounds", "plays", "turns out", "comes across as", "seems", "ends up"]
@@ -52,23 +51,6 @@ def sentence(rng: random.Random, tokens: int = 40) -> str:
             f"{rng.choice(NOUNS)} and {rng.randint(2, 99)} {rng.choice(NOUNS)}"
         )
     return (" but ".join(parts) + ".").capitalize()
-
-
-def start_server(port: int, model: str) -> subprocess.Popen:
-    command = [
-        sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
-        "--server.port", str(port), "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-    ]  # fmt: skip
-    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(240):
-        try:
-            if urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2).read() == b"ok":
-                return server
-        except OSError:
-            time.sleep(0.5)
-    server.kill()
-    raise SystemExit("the app did not start")
 
 
 def wait_drawn(page: Page, timeout_ms: int = 300_000) -> None:
@@ -93,6 +75,49 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
+def measure_warm(page: Page, rng: random.Random, n: int) -> dict[str, float]:
+    submit(page, sentence(rng))  # the first rerun after load pays one-off costs
+    times = [submit(page, sentence(rng)) for _ in range(n)]
+    median, p90 = statistics.median(times), percentile(times, 0.9)
+    print(f"warm response: median {median:.2f} s, p90 {p90:.2f} s (target < 1 s: ratio {median / 1.0:.2f})")
+    return {"median": median, "p90": p90}
+
+
+def measure_sessions(browser: Browser, base: str, rng: random.Random, n: int) -> dict[str, float]:
+    texts = [sentence(rng) for _ in range(n)]
+    start = time.perf_counter()
+    pages = []
+    for text in texts:
+        other = browser.new_page()
+        other.goto(f"{base}&text={urllib.parse.quote(text)}", wait_until="commit")
+        pages.append(other)
+    latencies, correct = [], 0
+    for text, other in zip(texts, pages):
+        wait_drawn(other)
+        latencies.append(time.perf_counter() - start)
+        correct += other.get_by_label("Text to explain").input_value() == text
+    for other in pages:
+        other.close()
+    p50, p90, worst = percentile(latencies, 0.5), percentile(latencies, 0.9), max(latencies)
+    print(f"{n} sessions at once: p50 {p50:.2f} s, p90 {p90:.2f} s, max {worst:.2f} s; "
+          f"{correct}/{n} own text (target p90 < 3 s: ratio {p90 / 3:.2f})")  # fmt: skip
+    return {"n": n, "p50_s": p50, "p90_s": p90, "max_s": worst, "own_text": correct}
+
+
+def measure_sequential(page: Page, server_pid: int, rng: random.Random, n: int) -> dict[str, float]:
+    process = psutil.Process(server_pid)
+    early = None
+    for i in range(n):
+        submit(page, sentence(rng))
+        if i == min(49, n - 1):
+            early = process.memory_info().rss
+    end = process.memory_info().rss
+    creep = (end - (early or end)) / 2**20
+    print(f"{n} sentences in a row: server RSS {(early or end) / 2**20:.0f} MB after 50, "
+          f"{end / 2**20:.0f} MB at the end: creep {creep:+.0f} MB (target within 50 MB)")  # fmt: skip
+    return {"n": n, "rss_after_50_mb": (early or end) / 2**20, "rss_end_mb": end / 2**20, "creep_mb": creep}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", default="sst5-minilm")
@@ -103,59 +128,18 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
     rng = random.Random(0)
-    server = start_server(args.port, args.model)
-    base = f"http://127.0.0.1:{args.port}/?model={args.model}"
     result: dict[str, object] = {"model": args.model, "cpus": os.cpu_count()}
-    try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-            page = browser.new_page(viewport={"width": 1440, "height": 1000})
-            page.goto(f"{base}&text={urllib.parse.quote(sentence(rng))}")
-            wait_drawn(page)
-            if args.warm:
-                submit(page, sentence(rng))  # the first rerun after load pays one-off costs
-                times = [submit(page, sentence(rng)) for _ in range(args.warm)]
-                result["warm_s"] = {"median": statistics.median(times), "p90": percentile(times, 0.9)}
-                print(f"warm response: median {statistics.median(times):.2f} s, p90 {percentile(times, 0.9):.2f} s "
-                      f"(target < 1 s: ratio {statistics.median(times) / 1.0:.2f})")  # fmt: skip
-            if args.sessions:
-                texts = [sentence(rng) for _ in range(args.sessions)]
-                start = time.perf_counter()
-                pages = []
-                for text in texts:
-                    other = browser.new_page()
-                    other.goto(f"{base}&text={urllib.parse.quote(text)}", wait_until="commit")
-                    pages.append(other)
-                latencies, correct = [], 0
-                for text, other in zip(texts, pages):
-                    wait_drawn(other)
-                    latencies.append(time.perf_counter() - start)
-                    correct += other.get_by_label("Text to explain").input_value() == text
-                for other in pages:
-                    other.close()
-                p50, p90 = percentile(latencies, 0.5), percentile(latencies, 0.9)
-                result["sessions"] = {"n": args.sessions, "p50_s": p50, "p90_s": p90, "max_s": max(latencies),
-                                      "own_text": correct}  # fmt: skip
-                worst = max(latencies)
-                print(f"{args.sessions} sessions at once: p50 {p50:.2f} s, p90 {p90:.2f} s, max {worst:.2f} s; "
-                      f"{correct}/{args.sessions} own text (target p90 < 3 s: ratio {p90 / 3:.2f})")  # fmt: skip
-            if args.sequential:
-                process = psutil.Process(server.pid)
-                early = None
-                for i in range(args.sequential):
-                    submit(page, sentence(rng))
-                    if i == min(49, args.sequential - 1):
-                        early = process.memory_info().rss
-                end = process.memory_info().rss
-                creep = (end - (early or end)) / 2**20
-                result["sequential"] = {"n": args.sequential, "rss_after_50_mb": (early or end) / 2**20,
-                                        "rss_end_mb": end / 2**20, "creep_mb": creep}  # fmt: skip
-                print(f"{args.sequential} sentences in a row: server RSS {(early or end) / 2**20:.0f} MB after 50, "
-                      f"{end / 2**20:.0f} MB at the end: creep {creep:+.0f} MB (target within 50 MB)")  # fmt: skip
-            browser.close()
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+    with app_server(port=args.port, timeout=120) as app, chromium() as browser:
+        base = f"{app.url}/?model={args.model}"
+        page = browser.new_page(viewport={"width": 1440, "height": 1000})
+        page.goto(f"{base}&text={urllib.parse.quote(sentence(rng))}")
+        wait_drawn(page)
+        if args.warm:
+            result["warm_s"] = measure_warm(page, rng, args.warm)
+        if args.sessions:
+            result["sessions"] = measure_sessions(browser, base, rng, args.sessions)
+        if args.sequential:
+            result["sequential"] = measure_sequential(page, app.pid, rng, args.sequential)
     if args.json:
         args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
 

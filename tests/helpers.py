@@ -48,15 +48,6 @@ def make_explainer(encoder: Path, pair: bool = False, seed: int = 0, **overrides
     return SelfExplainer(model, tokenizer)
 
 
-def free_port() -> int:
-    """A free TCP port on the loopback interface."""
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def open_page(page: str | Path, model_dir: Path):
     """An AppTest of ``page`` with the model folder ``model_dir`` chosen in the sidebar."""
     from streamlit.testing.v1 import AppTest

@@ -6,24 +6,16 @@ Skipped when Playwright or chromium is missing; .ci/run installs both.
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import free_port
+from browser_support import CHROMIUM, DONE, app_server, chromium
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "artifacts"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 XSS = "<img src=x onerror=alert(1)><script>alert(2)</script> **not bold** $x$ a dull film"
-DONE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="needs playwright")
 pytestmark = [
@@ -34,38 +26,14 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def app_url() -> Iterator[str]:
-    port = free_port()
-    command = [
-        sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
-        "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
-        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-    ]  # fmt: skip
-    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.time() + 90
-        while time.time() < deadline:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as reply:
-                    if reply.read() == b"ok":
-                        break
-            except OSError:
-                time.sleep(0.5)
-        else:
-            pytest.fail("streamlit did not start within 90 s")
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.terminate()
-        server.wait(timeout=20)
+    with app_server() as app:
+        yield app.url
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    with sync_api.sync_playwright() as playwright:
-        args = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=args)
+    with chromium() as launched:
         yield launched
-        launched.close()
 
 
 def open_page(browser, url: str, dialogs: list[str]):
@@ -183,6 +151,10 @@ def test_presentation_mode(browser, app_url: str) -> None:
     page.wait_for_selector(DONE, timeout=90_000)
     assert page.locator("text=Spans to show").count() == 0 and page.locator("text=Change the input").count() == 1
     assert page.locator("text=Each bar is the probability").count() == 1
+    # the predicted label is drawn large enough to read from the back of a room (48 px and more)
+    innermost = "e => { let n = e; while (n.firstElementChild) n = n.firstElementChild; return n; }"
+    label = page.locator("[data-testid='stMetricValue']").first.evaluate_handle(innermost)
+    assert float(label.evaluate("n => parseFloat(getComputedStyle(n).fontSize)")) >= 48
     page.screenshot(path=str(ARTIFACTS / "presentation.png"), full_page=True)
     assert dialogs == []
 

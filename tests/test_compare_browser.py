@@ -6,26 +6,19 @@ Skipped when Playwright or chromium is missing; .ci/run installs both.
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import sys
-import time
 import urllib.parse
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import free_port, make_explainer
+from browser_support import CHROMIUM, DONE, app_server, chromium
+from helpers import make_explainer
 
 from selfexplain.checkpoint import save_model
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "artifacts"
 SCREENSHOTS = ROOT / "assets" / "screenshots"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-DONE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 TEXT = "Despite a sluggish first act, the film finds its footing and the final scenes are quietly unforgettable."
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="needs playwright")
@@ -42,38 +35,14 @@ def app_url(tiny_encoder: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
         explainer = make_explainer(tiny_encoder, **spec)
         explainer.model.config.name = name
         save_model(explainer.model, explainer.tokenizer, models / name)
-    port = free_port()
-    command = [
-        sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
-        "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
-        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-    ]  # fmt: skip
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "SELFEXPLAIN_MODELS_DIR": str(models)}
-    server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.time() + 90
-        while time.time() < deadline:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as reply:
-                    if reply.read() == b"ok":
-                        break
-            except OSError:
-                time.sleep(0.5)
-        else:
-            pytest.fail("streamlit did not start within 90 s")
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.terminate()
-        server.wait(timeout=20)
+    with app_server({"SELFEXPLAIN_MODELS_DIR": str(models)}) as app:
+        yield app.url
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    with sync_api.sync_playwright() as playwright:
-        args = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=args)
+    with chromium() as launched:
         yield launched
-        launched.close()
 
 
 def open_compare(browser, url: str, dialogs: list[str], **params: str):

@@ -6,27 +6,19 @@ Skipped when Playwright or chromium is missing; .ci/run installs both.
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from helpers import free_port
+from browser_support import CHROMIUM, DONE, app_server, chromium, free_port
 
 from selfexplain.gallery.store import GalleryStore
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "artifacts"
 SCREENSHOTS = ROOT / "assets" / "screenshots"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-DONE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 TEXT = "The visuals are gorgeous, but the story is thin and the ending falls flat."
 NOTE = "<img src=x onerror=alert(1)> Show this one on **Monday**"
 
@@ -39,40 +31,16 @@ pytestmark = [
 
 
 @contextmanager
-def app_server(port: int, home: Path) -> Iterator[str]:
-    """``streamlit run app.py`` on ``port`` with the gallery in ``home``; stopped on exit."""
-    command = [
-        sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
-        "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
-        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-    ]  # fmt: skip
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "SELFEXPLAIN_HOME": str(home)}
-    env.pop("SELFEXPLAIN_DB_URL", None)
-    server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.time() + 90
-        while time.time() < deadline:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as reply:
-                    if reply.read() == b"ok":
-                        break
-            except OSError:
-                time.sleep(0.5)
-        else:
-            pytest.fail("streamlit did not start within 90 s")
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.terminate()
-        server.wait(timeout=20)
+def gallery_app(port: int, home: Path) -> Iterator[str]:
+    """The app on ``port`` with its gallery in ``home`` (SQLite there, whatever the caller's database)."""
+    with app_server({"SELFEXPLAIN_HOME": str(home), "SELFEXPLAIN_DB_URL": None}, port=port) as app:
+        yield app.url
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    with sync_api.sync_playwright() as playwright:
-        args = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=args)
+    with chromium() as launched:
         yield launched
-        launched.close()
 
 
 def new_page(browser, dialogs: list[str]):
@@ -84,7 +52,7 @@ def new_page(browser, dialogs: list[str]):
 def test_pin_survives_a_restart_and_its_permalink_opens_it(browser, tmp_path: Path) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     home, port, dialogs = tmp_path / "home", free_port(), []
-    with app_server(port, home) as url:
+    with gallery_app(port, home) as url:
         page = new_page(browser, dialogs)
         page.goto(url)
         page.wait_for_selector("textarea", timeout=90_000)
@@ -106,7 +74,7 @@ def test_pin_survives_a_restart_and_its_permalink_opens_it(browser, tmp_path: Pa
     [pin] = GalleryStore(f"sqlite:///{home / 'gallery.sqlite3'}").list()
     assert (pin.id, pin.text, pin.note, pin.model) == (pin_id, TEXT, NOTE, "sst5-minilm")
 
-    with app_server(port, home) as url:  # a new server process on the same port: the permalink still works
+    with gallery_app(port, home) as url:  # a new server process on the same port: the permalink still works
         page = new_page(browser, dialogs)
         page.goto(link)
         page.wait_for_selector(f"text=Pin {pin_id}", timeout=90_000)

@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 import urllib.parse
-import urllib.request
 from pathlib import Path
 
 import psutil
 import pytest
+from browser_support import CHROMIUM, DONE, app_server, chromium
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = "/usr/bin/chromium"
-DONE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 sync_api = pytest.importorskip("playwright.sync_api", reason="needs playwright")
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs chromium")]
 TEXTS = [f"session {i}: the {w} film is {a}" for i, (w, a) in enumerate(
@@ -25,41 +20,23 @@ TEXTS = [f"session {i}: the {w} film is {a}" for i, (w, a) in enumerate(
 
 
 def test_eight_concurrent_sessions(tiny_model_dir: Path, tiny_encoder: Path) -> None:
-    from helpers import free_port
-
     from selfexplain.pipeline import load_model
 
     explainer = load_model(tiny_model_dir)
     expected = {text: explainer.explain(text, attentions=False).label for text in TEXTS}
-    port = free_port()
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "SELFEXPLAIN_MODELS_DIR": str(tiny_model_dir.parent)}
-    command = [
-        sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
-        "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-        "--server.fileWatcherType", "none",
-    ]  # fmt: skip
-    server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(180):
-            try:
-                if urllib.request.urlopen(f"{base}/_stcore/health", timeout=2).read() == b"ok":
-                    break
-            except OSError:
-                time.sleep(0.5)
-        with sync_api.sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+    with app_server({"SELFEXPLAIN_MODELS_DIR": str(tiny_model_dir.parent)}) as app:
+        with chromium() as browser:
             warm = browser.new_page()
-            warm.goto(f"{base}/?model=tiny-sst&text=warm+up")
+            warm.goto(f"{app.url}/?model=tiny-sst&text=warm+up")
             warm.wait_for_selector("text=Self-explaining alpha", timeout=120_000)
             warm.close()
-            baseline = psutil.Process(server.pid).memory_info().rss
+            baseline = psutil.Process(app.pid).memory_info().rss
             dialogs: list[str] = []
             pages = []
             for text in TEXTS:  # all eight sessions load at once; the server runs them concurrently
                 page = browser.new_page()
                 page.on("dialog", lambda d: dialogs.append(d.message))
-                page.goto(f"{base}/?model=tiny-sst&text={urllib.parse.quote(text)}", wait_until="commit")
+                page.goto(f"{app.url}/?model=tiny-sst&text={urllib.parse.quote(text)}", wait_until="commit")
                 pages.append(page)
             for text, page in zip(TEXTS, pages):
                 page.wait_for_selector("text=Self-explaining alpha", timeout=180_000)
@@ -75,12 +52,8 @@ def test_eight_concurrent_sessions(tiny_model_dir: Path, tiny_encoder: Path) -> 
                 assert page.locator("[data-testid='stException']").count() == 0
             for page in pages:
                 page.close()
-            browser.close()
         assert dialogs == []
         time.sleep(3)
-        growth_mb = (psutil.Process(server.pid).memory_info().rss - baseline) / 2**20
+        growth_mb = (psutil.Process(app.pid).memory_info().rss - baseline) / 2**20
         print(f"server RSS after 8 sessions: +{growth_mb:.0f} MB over the warm baseline")
         assert growth_mb < 400
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
