@@ -12,7 +12,7 @@ from selfexplain.data import Example
 from selfexplain.formats.examples import read_examples
 from selfexplain.formats.text import TXT_HELP
 
-if TYPE_CHECKING:  # figure_files imports plotly: keep it off every command's start-up
+if TYPE_CHECKING:  # views.files imports plotly: keep it off every command's start-up
     from selfexplain.views.files import WrittenFigures
 
 # The --help of every option that takes labelled data (train, eval, faithfulness, sharpness, anatomy).
