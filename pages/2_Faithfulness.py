@@ -21,10 +21,11 @@ from selfexplain.data import Example
 from selfexplain.errors import USER_ERRORS
 from selfexplain.explainers import METHODS
 from selfexplain.faithfulness import figures, summary
-from selfexplain.faithfulness.experiment import FAST_EXPLAINERS, RESULTS_FILE, LabOptions, read_rows, run_lab
+from selfexplain.faithfulness.experiment import FAST_EXPLAINERS, RESULTS_FILE, LabOptions, run_lab
 from selfexplain.faithfulness.labels import method_label, metric_legend, readable
 from selfexplain.faithfulness.metrics import METRICS
 from selfexplain.formats.examples import read_examples
+from selfexplain.progress_log import iter_rows
 from selfexplain.sharpness import measures as sharpness
 from selfexplain.sharpness.run import measure_examples
 from selfexplain.views.highlight import escape_text
@@ -147,7 +148,7 @@ def open_results() -> None:
         st.error(f"No {RESULTS_FILE} in that folder.")
         return
     extra = path.parent / "plausibility.csv"
-    show(read_rows(path), pd.read_csv(extra) if extra.is_file() else None)
+    show(list(iter_rows(path)), pd.read_csv(extra) if extra.is_file() else None)
 
 
 def run_experiments() -> None:

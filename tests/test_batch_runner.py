@@ -14,9 +14,10 @@ import pytest
 import selfexplain.batch.runner as runner
 from selfexplain.batch.reader import BatchInputError, Row, RowReader
 from selfexplain.batch.records import entropy
-from selfexplain.batch.runner import BatchOptions, explain_window, iter_records, run_batch
+from selfexplain.batch.runner import BatchOptions, explain_window, run_batch
 from selfexplain.cli import main
 from selfexplain.pipeline import SelfExplainer
+from selfexplain.progress_log import iter_rows
 
 WORDS = "good bad plot actors boring lovely slow fun dull bright story film".split()
 
@@ -84,13 +85,13 @@ def test_resume_after_kill_gives_the_uninterrupted_output(
     monkeypatch.setattr(runner, "explain_window", dying)
     with pytest.raises(KeyboardInterrupt):
         run_batch(tiny_explainer, reader, out, FAST, progress=False)
-    assert len(list(iter_records(out))) == 8
+    assert len(list(iter_rows(out))) == 8
     with out.open("ab") as handle:  # a kill in the middle of a write leaves half a line
         handle.write(b'{"index": 8, "li')
     monkeypatch.setattr(runner, "explain_window", real)
     assert run_batch(tiny_explainer, reader, out, FAST, progress=False) == 3
     assert out.read_bytes() == full.read_bytes()
-    assert [r["index"] for r in iter_records(out)] == list(range(11))
+    assert [r["index"] for r in iter_rows(out)] == list(range(11))
     assert run_batch(tiny_explainer, reader, out, FAST, progress=False) == 0  # complete: nothing to do
 
 
@@ -145,7 +146,7 @@ def test_cli_explains_a_file_and_prints_a_summary(
     assert main([*args, "--top-k", "0", "--batch-size", "4", "--no-progress"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert (summary["rows"], summary["explained"], summary["errors"], summary["labelled"]) == (6, 6, 0, 6)
-    records = list(iter_records(out))
+    records = list(iter_rows(out))
     assert [len(r["spans"]) for r in records] == [r["num_valid_spans"] for r in records]  # --top-k 0 keeps all
     # a bfloat16 rerun into the same file is another run's settings, not a resume
     assert main([*args, "--top-k", "0", "--batch-size", "4", "--no-progress", "--precision", "bfloat16"]) == 2
@@ -153,7 +154,7 @@ def test_cli_explains_a_file_and_prints_a_summary(
     bf16 = tmp_path / "bf16.jsonl"
     argv = ["batch", str(data), "--model", str(tiny_model_dir), "--out", str(bf16), "--precision", "bfloat16"]
     assert main([*argv, "--no-progress"]) == 0
-    assert len(list(iter_records(bf16))) == 6
+    assert len(list(iter_rows(bf16))) == 6
 
 
 def test_cli_bad_input_exits_2_naming_file_and_row(

@@ -12,7 +12,8 @@ import pytest
 from selfexplain.data import Example
 from selfexplain.errors import InvalidInputError
 from selfexplain.faithfulness import alpha_tests, figures, summary
-from selfexplain.faithfulness.experiment import RESULTS_FILE, LabOptions, read_rows, run_lab
+from selfexplain.faithfulness.experiment import RESULTS_FILE, LabOptions, run_lab
+from selfexplain.progress_log import iter_rows
 
 TEXTS = ["good plot bad acting", "a dull, lifeless film", "sweet and funny", "the story is thin"]
 OPTIONS = LabOptions(explainers=("alpha", "gradient", "loo", "random"), adversarial_steps=10, permutations=20)
@@ -49,9 +50,9 @@ def test_resume_after_a_kill_matches_an_uninterrupted_run(tiny_explainer, tmp_pa
     with results.open("a", encoding="utf-8") as handle:
         handle.write('{"index": 2, "text": "a dul')  # a torn write
     resumed = run_lab(tiny_explainer, examples, OPTIONS, tmp_path / "killed")
-    assert [r["index"] for r in read_rows(results)] == [0, 1, 2, 3]
+    assert [r["index"] for r in list(iter_rows(results))] == [0, 1, 2, 3]
     pd.testing.assert_frame_equal(summary.summary_table(whole), summary.summary_table(resumed))
-    pd.testing.assert_frame_equal(summary.summary_table(whole), summary.summary_table(read_rows(results)))
+    pd.testing.assert_frame_equal(summary.summary_table(whole), summary.summary_table(list(iter_rows(results))))
     with pytest.raises(InvalidInputError, match="other settings"):
         run_lab(tiny_explainer, examples, LabOptions(explainers=("loo",)), tmp_path / "killed")
 

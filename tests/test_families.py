@@ -19,9 +19,10 @@ from selfexplain.checkpoint import save_model
 from selfexplain.cli import main
 from selfexplain.config import ModelConfig
 from selfexplain.data import Example
-from selfexplain.faithfulness.experiment import LabOptions, read_rows, run_lab
+from selfexplain.faithfulness.experiment import LabOptions, run_lab
 from selfexplain.families import family_of
 from selfexplain.pipeline import load_model
+from selfexplain.progress_log import iter_rows
 from selfexplain.training import TrainOptions, train
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -92,7 +93,7 @@ def test_train_save_load_cli_batch_and_lab(family: tuple[str, Path], tmp_path: P
 
     lab = LabOptions(explainers=("alpha", "gradient", "loo"), adversarial_steps=5, permutations=5)
     run_lab(loaded, data[:2], lab, tmp_path / "lab")
-    assert len(read_rows(tmp_path / "lab" / "results.jsonl")) == 2
+    assert len(list(iter_rows(tmp_path / "lab" / "results.jsonl"))) == 2
 
 
 def test_explain_page_with_each_family(family: tuple[str, Path], tmp_path: Path) -> None:

@@ -58,8 +58,9 @@ def run(args: argparse.Namespace) -> int:
 
     from selfexplain.batch.explore import summary
     from selfexplain.batch.reader import BatchInputError, RowReader
-    from selfexplain.batch.runner import BatchOptions, iter_records, run_batch
+    from selfexplain.batch.runner import BatchOptions, run_batch
     from selfexplain.pipeline import load_model
+    from selfexplain.progress_log import iter_rows
 
     if args.batch_size < 1 or args.top_k < 0:
         raise BatchInputError("--batch-size must be at least 1 and --top-k at least 0")
@@ -90,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
         total=total,
     )
     if state.is_main_process:
-        result = summary(iter_records(args.out))
+        result = summary(iter_rows(args.out))
         result.pop("predicted")
         print(json.dumps({"out": str(args.out), "model": explainer.name, **result}))
     return 0

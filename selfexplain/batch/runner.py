@@ -14,10 +14,7 @@ parts by record index into ``OUT`` (a streaming k-way merge), byte-identical to 
 
 from __future__ import annotations
 
-import hashlib
 import heapq
-import json
-import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
 from itertools import islice
@@ -29,8 +26,9 @@ from tqdm.auto import tqdm
 from selfexplain.batch.reader import BatchInputError, Row, RowReader
 from selfexplain.batch.records import SCHEMA_VERSION, empty_record, explanation_record, gold_label
 from selfexplain.errors import InvalidInputError
-from selfexplain.jsonl import RecordError, parse_record
+from selfexplain.jsonl import parse_record
 from selfexplain.pipeline import SelfExplainer, max_input_chars
+from selfexplain.progress_log import ProgressLog, check_same_run, fingerprint, read_state, write_state
 
 
 @dataclass(frozen=True)
@@ -128,63 +126,45 @@ def _part(out: Path, rank: int, world: int) -> Path:
     return out.with_name(f"{out.name}.part{rank}-of-{world}") if world > 1 else out
 
 
-def _sidecar_state(path: Path) -> dict[str, Any]:
-    """The parsed ``.progress.json`` of ``path``; a clear error when it is empty or damaged."""
-    sidecar = _sidecar(path)
-    try:
-        state = parse_record(sidecar.read_text(encoding="utf-8", errors="replace"))
-        if not {"meta", "bytes", "records", "complete"} <= set(state):
-            raise RecordError("fields are missing")
-    except RecordError as err:
-        raise BatchInputError(
-            f"{sidecar}: the progress file of {path.name} is damaged ({err}); delete both to start again"
-        ) from None
-    return state
+def _sidecar_state(path: Path) -> dict[str, Any] | None:
+    """The parsed ``.progress.json`` of ``path`` (``None``: none); a clear error when it is empty or damaged."""
+    return read_state(
+        _sidecar(path),
+        f"the progress file of {path.name}",
+        "delete both to start again",
+        BatchInputError,
+        required=("meta", "bytes", "records", "complete"),
+    )
 
 
 def _read_state(path: Path, meta: dict[str, Any]) -> dict[str, Any]:
     """The commit state of ``path``: cut back to the last commit; refuse a file of another run."""
-    sidecar = _sidecar(path)
-    if not sidecar.exists():
+    state = _sidecar_state(path)
+    if state is None:
         if path.exists() and path.stat().st_size > 0:
             raise BatchInputError(f"{path}: exists and is not a resumable batch output; delete it or choose another")
         return {"meta": meta, "bytes": 0, "records": 0, "complete": False}
-    state = _sidecar_state(path)
-    if state["meta"] != meta:
-        changed = sorted(k for k in meta if state["meta"].get(k) != meta[k])
-        raise BatchInputError(
-            f"{path}: holds a run with other settings ({', '.join(changed)}); delete it and its "
-            f"{sidecar.name} or choose another output"
-        )
-    with path.open("ab") as handle:
-        handle.truncate(state["bytes"])
+    remedy = f"delete it and its {_sidecar(path).name} or choose another output"
+    check_same_run(state["meta"], meta, str(path), remedy, BatchInputError)
+    ProgressLog(path).cut(state["bytes"])  # rows written after the last commit are explained again
     return state
 
 
 def _commit(path: Path, state: dict[str, Any]) -> None:
-    sidecar = _sidecar(path)
-    temporary = sidecar.with_name(sidecar.name + ".tmp")
-    temporary.write_text(json.dumps(state), encoding="utf-8")
-    os.replace(temporary, sidecar)
+    write_state(_sidecar(path), state)
 
 
 def run_meta(explainer: SelfExplainer, reader: RowReader, options: BatchOptions) -> dict[str, Any]:
     """What a resumed run must share with the interrupted one."""
     size = len(reader.source) if isinstance(reader.source, bytes) else Path(reader.source).stat().st_size
-    digest = hashlib.sha256()
-    if isinstance(reader.source, bytes):
-        digest.update(reader.source)
-    else:
-        with Path(reader.source).open("rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
+    source = reader.source if isinstance(reader.source, bytes) else Path(reader.source)
     return {
         "schema": SCHEMA_VERSION,
         "model": explainer.name,
         "precision": explainer.model.encoder_precision,
         "input": reader.name,
         "input_bytes": size,
-        "input_sha256": digest.hexdigest(),  # same name and size is not the same file
+        "input_sha256": fingerprint(source),  # same name and size is not the same file
         "columns": [reader.text_column, reader.pair_column, reader.label_column],
         **asdict(options),
         "window": options.window_rows,
@@ -208,8 +188,8 @@ def run_batch(
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     meta = run_meta(explainer, reader, options)
-    final = _sidecar(out)
-    if final.exists() and _sidecar_state(out).get("complete"):
+    final = _sidecar_state(out)
+    if final is not None and final["complete"]:
         _read_state(out, meta)  # refuses another run's output
         return 0
     path = _part(out, rank, world)
@@ -219,7 +199,7 @@ def run_batch(
     bar = tqdm(
         total=share, unit="row", desc=f"explain {rank + 1}/{world}" if world > 1 else "explain", disable=not progress
     )
-    with path.open("ab") as handle:
+    with ProgressLog(path) as log:
         for number, chunk in enumerate(windows(reader, options.window_rows)):
             if number % world != rank:
                 continue
@@ -228,10 +208,7 @@ def run_batch(
                 done -= len(chunk)
                 continue
             records = explain_window(explainer, chunk, options)
-            handle.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
-            state["bytes"], state["records"] = handle.tell(), state["records"] + len(records)
+            state["bytes"], state["records"] = log.append(records), state["records"] + len(records)
             _commit(path, state)
             processed += len(records)
     bar.close()
@@ -247,24 +224,16 @@ def run_batch(
     return processed
 
 
-def iter_records(path: Path) -> Iterator[dict[str, Any]]:
-    """Stream the records of a JSONL output."""
-    with Path(path).open(encoding="utf-8") as handle:
-        for line in handle:
-            if line.strip():
-                yield parse_record(line)
-
-
 def merge_parts(out: Path, world: int, meta: dict[str, Any]) -> None:
     """Merge complete ``OUT.partR-of-W`` files by record index into ``OUT``, then delete them."""
     parts = [_part(out, rank, world) for rank in range(world)]
     for part in parts:
-        sidecar = _sidecar(part)
-        if not sidecar.exists() or not _sidecar_state(part).get("complete"):
+        state = _sidecar_state(part)
+        if state is None or not state["complete"]:
             raise BatchInputError(f"{part}: this shard did not finish; rerun the same command to resume it")
     handles = [part.open("rb") for part in parts]
     try:
-        keyed = [((json.loads(line)["index"], line) for line in handle if line.strip()) for handle in handles]
+        keyed = [((parse_record(line.decode("utf-8"))["index"], line) for line in h if line.strip()) for h in handles]
         with out.open("wb") as merged:
             for _, line in heapq.merge(*keyed):
                 merged.write(line)

@@ -1,11 +1,11 @@
-"""Run the lab over inputs: one JSON row per input, appended to ``results.jsonl`` so a killed
-run resumes where it stopped (rows are keyed by input index; a torn last line is dropped)."""
+"""Run the lab over inputs: one JSON row per input, appended to ``results.jsonl`` (a
+:class:`~selfexplain.progress_log.ProgressLog`) so a killed run resumes where it stopped (rows are keyed by
+input index; a torn last line is dropped); ``run.json`` holds the settings a resumed run must share."""
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
 import json
-import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -23,8 +23,8 @@ from selfexplain.faithfulness.metrics import kendall_tau, ranking
 from selfexplain.faithfulness.tokens import token_experiments
 from selfexplain.faithfulness.workers import analyse_in_workers
 from selfexplain.instance import Instance
-from selfexplain.jsonl import RecordError, parse_record
 from selfexplain.pipeline import SelfExplainer
+from selfexplain.progress_log import ProgressLog, check_same_run, fingerprint, read_state, write_state
 
 RESULTS_FILE = "results.jsonl"
 RUN_FILE = "run.json"
@@ -136,26 +136,6 @@ def _ends(mask: np.ndarray) -> tuple[int, int]:
     return int(where[0]), int(where[-1])
 
 
-def read_rows(path: Path) -> list[dict[str, object]]:
-    """Rows of a results file; an unparsable last line (a killed write) is ignored."""
-    if not path.is_file():
-        return []
-    rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            rows.append(parse_record(line))
-        except RecordError:
-            break
-    return rows
-
-
-def _truncate_torn_tail(path: Path, rows: list[dict[str, object]]) -> None:
-    """Rewrite the file with only the parsed rows when its tail is torn."""
-    good = "".join(json.dumps(r) + "\n" for r in rows)
-    if path.read_text(encoding="utf-8") != good:
-        path.write_text(good, encoding="utf-8")
-
-
 def run_lab(
     explainer: SelfExplainer,
     examples: Sequence[Example],
@@ -171,48 +151,50 @@ def run_lab(
     """
     options.check()
     done: dict[int, dict[str, object]] = {}
-    handle = None
+    log = None
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        settings = {
-            "model": explainer.name,
-            "precision": explainer.model.encoder_precision,
-            "examples": len(examples),
-            # the inputs themselves: another file of the same length must not resume this run
-            "inputs_sha256": hashlib.sha256(
-                json.dumps([[e.text, e.pair, e.label] for e in examples]).encode("utf-8")
-            ).hexdigest(),
-            **asdict(options),
-        }
-        settings["explainers"] = list(options.explainers)
-        run_file, results = out / RUN_FILE, out / RESULTS_FILE
-        if run_file.is_file() and json.loads(run_file.read_text(encoding="utf-8")) != settings:
-            raise InvalidInputError(f"{out} holds a run with other settings; choose another --out folder")
-        run_file.write_text(json.dumps(settings, indent=2), encoding="utf-8")
-        rows = read_rows(results)
-        if results.is_file():
-            _truncate_torn_tail(results, rows)
-        done = {int(r["index"]): r for r in rows}
-        handle = results.open("a", encoding="utf-8")
+        log = _resume(explainer, examples, options, out)
+        done = {int(r["index"]): r for r in log.finished()}  # type: ignore[call-overload]
     todo = [(index, example) for index, example in enumerate(examples) if index not in done]
     finished = len(examples) - len(todo)
     if workers > 1 and len(todo) > 1:
         rows: Iterable[dict[str, object]] = analyse_in_workers(explainer, todo, options, min(workers, len(todo)))
     else:
         rows = (analyse(explainer, example, index, options) for index, example in todo)
-    try:
+    with log or contextlib.nullcontext():
         if progress is not None and finished:
             progress(finished, len(examples))
         for row in rows:
             done[int(row["index"])] = row  # type: ignore[call-overload]
-            if handle is not None:
-                handle.write(json.dumps(row) + "\n")
-                handle.flush()
-                os.fsync(handle.fileno())
+            if log is not None:
+                log.append([row])
             finished += 1
             if progress is not None:
                 progress(finished, len(examples))
-    finally:
-        if handle is not None:
-            handle.close()
     return [done[i] for i in sorted(done) if i < len(examples)]
+
+
+def _resume(explainer: SelfExplainer, examples: Sequence[Example], options: LabOptions, out: Path) -> ProgressLog:
+    """The results log of ``out``, after checking that ``out`` holds no run with other settings (the
+    inputs themselves are fingerprinted: another file of the same length must not resume this run)."""
+    out.mkdir(parents=True, exist_ok=True)
+    inputs = json.dumps([[e.text, e.pair, e.label] for e in examples]).encode("utf-8")
+    settings = {
+        "model": explainer.name,
+        "precision": explainer.model.encoder_precision,
+        "examples": len(examples),
+        "inputs_sha256": fingerprint(inputs),
+        **asdict(options),
+    }
+    settings["explainers"] = list(options.explainers)
+    run_file = out / RUN_FILE
+    remedy = "choose another --out folder"
+    check_same_run(
+        read_state(run_file, "the settings file", remedy, InvalidInputError),
+        settings,
+        str(out),
+        remedy,
+        InvalidInputError,
+    )
+    write_state(run_file, settings, indent=2)
+    return ProgressLog(out / RESULTS_FILE)
