@@ -187,20 +187,20 @@ def test_examples_from_every_format_are_the_same(tmp_path: Path) -> None:
         assert read_examples(tmp_path / name, label_names=NAMES, txt="labelled") == expected, name
 
 
-def test_example_errors_name_file_and_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("content", "options", "message"),
+    [
+        ("text,label\nfine,1\nx,1,extra\n", {}, r"d.csv:3: 3 fields, the header has 2"),
+        ("text,label\nfine,happy\n", {"label_names": NAMES}, r"d.csv:2: label 'happy' is not a number or a known"),
+        ("text,label\nfine,1\n", {"phrases": True}, "d.csv: phrases need an SST tree file"),
+        ("text,label\n", {}, "d.csv: no examples"),
+    ],
+)
+def test_example_errors_name_file_and_line(tmp_path: Path, content: str, options: dict, message: str) -> None:
     path = tmp_path / "d.csv"
-    path.write_text("text,label\nfine,1\nx,1,extra\n", encoding="utf-8")
-    with pytest.raises(DataError, match=r"d.csv:3: 3 fields, the header has 2"):
-        read_examples(path, txt="labelled")
-    path.write_text("text,label\nfine,happy\n", encoding="utf-8")
-    with pytest.raises(DataError, match=r"d.csv:2: label 'happy' is not a number or a known label name \(known"):
-        read_examples(path, label_names=NAMES, txt="labelled")
-    path.write_text("text,label\nfine,1\n", encoding="utf-8")
-    with pytest.raises(DataError, match="phrases need an SST tree file"):
-        read_examples(path, phrases=True, txt="labelled")
-    path.write_text("text,label\n", encoding="utf-8")
-    with pytest.raises(DataError, match=r"d.csv: no examples"):
-        read_examples(path, txt="labelled")
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(DataError, match=message):
+        read_examples(path, txt="labelled", **options)
 
 
 def test_a_hugging_face_dataset_is_read_like_a_table(monkeypatch: pytest.MonkeyPatch) -> None:
