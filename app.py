@@ -36,7 +36,7 @@ from pages.ui.gallery import pin_widget
 from pages.ui.loading import cached_explanation
 from pages.ui.navigation import sidebar_navigation
 from pages.ui.picker import model_picker
-from selfexplain.explanation import Explanation
+from selfexplain.explanation import Explanation, Span
 from selfexplain.views.figures import (
     MAX_GRID_UNITS,
     grid_view,
@@ -47,28 +47,41 @@ from selfexplain.views.figures import (
 )
 from selfexplain.views.highlight import escape_text, highlight_html
 from selfexplain.views.html_report import report_html
-from selfexplain.views.style import presentation_layout
+from selfexplain.views.style import apply_layout
 from selfexplain.words import LEVELS, group_span_at, level_view
 
 st.set_page_config(page_title="selfexplain · Explain", page_icon=":mag:", layout="wide")
 
 
-def on_grid_select(explanation: Explanation, groups: object) -> None:
+def shown_explanation() -> Explanation:
+    """The explanation on the page, fetched again (from the results cache) by its inputs.
+
+    Widget callbacks look it up instead of holding it: Streamlit keeps every widget's callback for the
+    life of the session, and the grid gets a new widget id for each input (its id hashes the figure),
+    so a callback that held its explanation kept every explanation of the session alive (~0.7 MB each)."""
+    directory, text, pair = st.session_state._shown
+    return cached_explanation(directory, text, pair)
+
+
+def on_grid_select() -> None:
     """A grid cell was clicked: select its span. Runs once per new selection (a callback, not on
     every rerun), so the grid and the table can both hold a selection without undoing each other."""
     points = st.session_state.get("grid", {}).get("selection", {}).get("points", [])
     if not points or "x" not in points[0] or "y" not in points[0]:
         return
+    explanation = shown_explanation()
+    groups = level_view(explanation, st.session_state.get("grid_level") or "token")
     row, col = int(points[0]["y"]), int(points[0]["x"])  # y = start, x = end
     picked = explanation.span_at(row, col) if groups is None else group_span_at(explanation, row, col, groups)
     if picked is not None:
         remember(explanation, picked)
 
 
-def on_table_select(explanation: Explanation) -> None:
+def on_table_select() -> None:
     """A row of the span table was ticked: select its span (once per new selection)."""
     rows = st.session_state.get("span_table", {}).get("selection", {}).get("rows", [])
     if rows:
+        explanation = shown_explanation()
         remember(explanation, explanation.top_spans(20)[rows[0]])
 
 
@@ -77,16 +90,24 @@ def explanation_json(explanation: Explanation) -> str:
     return json.dumps(explanation.to_dict(top_k=None), indent=1)
 
 
+def explanation_report(explanation: Explanation, spans: list[Span], grid: Figure) -> str:
+    """The offline HTML report, with its figures built only when the download is clicked."""
+    figures = [probability_figure(explanation), grid]
+    if explanation.attentions is not None:
+        figures.append(attention_figure_for(explanation))
+    return report_html(explanation, spans, figures)
+
+
 PRESENT_CSS = """<style>
 [data-testid="stMain"] p, [data-testid="stMain"] li, [data-testid="stCaptionContainer"] { font-size: 1.3rem; }
-[data-testid="stMetricValue"] { font-size: 3rem; }
+[data-testid="stMetricValue"], [data-testid="stMetricValue"] * { font-size: 3.2rem !important; line-height: 1.15; }
 .selfexplain-text { font-size: 1.6rem !important; line-height: 2.4rem !important; }
 </style>"""
 
 
 def presented(fig: Figure, present: bool) -> Figure:
     """A figure enlarged for a projector in presentation mode (larger fonts, taller), else unchanged."""
-    return presentation_layout(fig) if present else fig
+    return apply_layout(fig, present=True) if present else fig
 
 
 def main() -> None:
@@ -125,6 +146,7 @@ def main() -> None:
     if render_long_document(explainer, st.session_state.model_directory, text_in, pair_in):
         return  # over 1,000 tokens: the document view (overview, top spans, one part up close)
     explanation = cached_explanation(st.session_state.model_directory, text_in, pair_in)
+    st.session_state._shown = (st.session_state.model_directory, text_in, pair_in)
     if explanation.windows is not None:
         st.info(
             f"This text has {explanation.num_tokens:,} tokens, more than one encoder window "
@@ -243,7 +265,7 @@ def render(explanation: Explanation, present: bool = False) -> None:
         grid = span_grid_figure(explanation, log_colour, int(max_width), level, cell, view)
         st.plotly_chart(
             presented(grid, present),
-            on_select=partial(on_grid_select, explanation, groups),
+            on_select=on_grid_select,
             selection_mode="points",
             key="grid",
             config=PLOT_CONFIG,
@@ -274,7 +296,7 @@ def render(explanation: Explanation, present: bool = False) -> None:
     )
     st.dataframe(
         table.drop(columns=["start_token", "end_token"]),
-        on_select=partial(on_table_select, explanation),
+        on_select=on_table_select,
         selection_mode="single-row",
         hide_index=True,
         key="span_table",
@@ -312,13 +334,7 @@ def render(explanation: Explanation, present: bool = False) -> None:
     )
     d2.download_button(
         "Download report (HTML, works offline)",
-        partial(
-            report_html,
-            explanation,
-            spans,
-            [probability_figure(explanation), grid]
-            + ([attention_figure_for(explanation)] if explanation.attentions is not None else []),
-        ),
+        partial(explanation_report, explanation, spans, grid),
         file_name="selfexplain-report.html",
         mime="text/html",
         key="download_html",
