@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from families import build_family_encoder
+from helpers import make_explainer
 
 from selfexplain.inputs.windows import assign_spans, plan_windows, special_frame, window_starts
 
@@ -71,3 +73,22 @@ def test_windows_agree_with_the_plain_path_on_a_short_text(tiny_explainer) -> No
     np.testing.assert_allclose(windowed.probabilities, plain.probabilities, atol=1e-5)
     np.testing.assert_allclose(windowed.alpha, plain.alpha, atol=1e-5)
     assert (windowed.span_mask == plain.span_mask).all()
+
+
+@pytest.mark.parametrize("family", ["gpt2", "roberta"])
+def test_byte_level_windows_give_the_short_paths_character_spans(family: str, tmp_path_factory) -> None:
+    """Byte-level BPE counts the space before a word into its piece; both paths leave it out."""
+    explainer = make_explainer(build_family_encoder(family, tmp_path_factory.mktemp(family)), seed=2)
+    text = "the film is good but the ending is slow and dull"
+    short, windowed = explainer.explain(text, attentions=False), explainer.explain_long(text)
+    spans = [(t.start, t.end, t.text) for t in short.tokens]
+    assert [(t.start, t.end, t.text) for t in windowed.tokens] == spans
+    assert [t.text for t in short.tokens] == text.split()  # each word one piece here, no space in it
+    assert [(s.start_char, s.end_char, s.text) for s in windowed.top_spans(5)] == [
+        (s.start_char, s.end_char, s.text) for s in short.top_spans(5)
+    ]
+    long = " ".join([text] * 12)  # ~130 tokens: several windows of 128
+    document = explainer.explain_document(long)
+    assert len(document.window_starts) > 1
+    assert [(t.start, t.end) for t in document.tokens[: len(spans)]] == [(a, b) for a, b, _ in spans]
+    assert all(t.text == long[t.start : t.end] and not t.text.startswith(" ") for t in document.tokens)

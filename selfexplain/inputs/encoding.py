@@ -1,5 +1,6 @@
 """Tokenised rows -> padded model input tensors ``[B, N]``, with character offsets, segments and word
-boundaries kept (:func:`assemble`). Tokenising is :mod:`selfexplain.inputs.tokens`."""
+boundaries kept (:func:`assemble`); the one place a token's offsets lose their leading whitespace
+(:func:`trim_offsets`). Tokenising is :mod:`selfexplain.inputs.tokens`."""
 
 from __future__ import annotations
 
@@ -15,8 +16,9 @@ WHITESPACE = np.array([ord(c) for c in " \t\n\r\x0b\x0c\u00a0\u2009\u3000"], dty
 
 @dataclass(frozen=True)
 class TokenRow:
-    """One tokenised input (special tokens included): per position its id, raw character offsets,
-    sequence id (0/1 for the texts of a pair, None on special tokens), word id and token type id."""
+    """One tokenised input (special tokens included): per position its id, character offsets (leading
+    whitespace left out: :func:`trim_offsets`), sequence id (0/1 for the texts of a pair, None on
+    special tokens), word id and token type id."""
 
     ids: list[int]
     offsets: list[tuple[int, int]]
@@ -71,19 +73,13 @@ class EncodedBatch:
         return {k: v.to(device) for k, v in inputs.items()}
 
 
-def assemble(
-    tokenizer: PreTrainedTokenizerBase,
-    texts: Sequence[str],
-    pairs: Sequence[str] | None,
-    rows: Sequence[TokenRow],
-) -> EncodedBatch:
+def assemble(tokenizer: PreTrainedTokenizerBase, rows: Sequence[TokenRow]) -> EncodedBatch:
     """Pad tokenised rows (special tokens included) into an :class:`EncodedBatch` on the right, as the
     tokenizer pads: the pad id, attention 0, offsets ``(0, 0)``, no sequence or word id."""
     size, width = len(rows), max(len(row.ids) for row in rows)
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     input_ids = torch.full((size, width), pad_id, dtype=torch.long)
     attention = torch.zeros((size, width), dtype=torch.long)
-    mapping = torch.zeros((size, width, 2), dtype=torch.long)
     with_types = all(row.type_ids is not None for row in rows)
     type_ids = torch.full((size, width), int(getattr(tokenizer, "pad_token_type_id", 0) or 0), dtype=torch.long)
     pad: list[None] = [None] * width
@@ -93,14 +89,12 @@ def assemble(
         length = len(row.ids)
         input_ids[b, :length] = torch.tensor(row.ids, dtype=torch.long)
         attention[b, :length] = 1
-        if length:
-            mapping[b, :length] = torch.tensor(row.offsets, dtype=torch.long).reshape(length, 2)
         if with_types:
             type_ids[b, :length] = torch.tensor(row.type_ids, dtype=torch.long)
     segment = torch.tensor([[s if s is not None else 0 for s in ids] for ids in sequence_ids], dtype=torch.long)
     token_mask = torch.tensor([[s is not None for s in ids] for ids in sequence_ids], dtype=torch.bool)
     token_mask &= attention.bool()
-    offsets = trimmed_offsets(mapping, sequence_ids, texts, pairs)
+    offsets = [list(row.offsets) + [(0, 0)] * (width - len(row.ids)) for row in rows]
     # a piece that is only whitespace (byte-level BPE's lone "Ġ") is no word: spans never start or end on it
     token_mask &= torch.tensor([[a < b for a, b in row] for row in offsets], dtype=torch.bool)
     word_index = word_keys(word_ids, sequence_ids, token_mask)
@@ -120,32 +114,27 @@ def assemble(
     )
 
 
-def trimmed_offsets(
-    offset_mapping: torch.Tensor,
-    sequence_ids: Sequence[Sequence[int | None]],
-    texts: Sequence[str],
-    pairs: Sequence[str] | None,
-) -> list[list[tuple[int, int]]]:
-    """Character offsets per example and position, with leading whitespace left out of each token.
-    Byte-level BPE tokenizers (GPT-2, Llama 3) count the space before a word into the word's piece;
-    a span's text then starts with a space. Vectorised per example (a few steps cover any run of spaces)."""
-    rows = []
-    for b, row in enumerate(offset_mapping.numpy()):
-        start, end = row[:, 0].copy(), row[:, 1]
-        segment = np.array([s if s is not None else -1 for s in sequence_ids[b]])
-        for which, source in ((0, texts[b]), (1, pairs[b] if pairs is not None else "")):
-            here = np.flatnonzero(segment == which)
-            if here.size == 0 or not source:
-                continue
-            space = np.frombuffer(source.encode("utf-32-le"), dtype=np.uint32)
-            space = np.isin(space, WHITESPACE)
-            for _ in range(8):
-                lead = here[(start[here] < end[here]) & space[np.minimum(start[here], len(space) - 1)]]
-                if lead.size == 0:
-                    break
-                start[lead] += 1
-        rows.append(list(zip(start.tolist(), end.tolist())))
-    return rows
+def trim_offsets(
+    offsets: Sequence[tuple[int, int]], sequence_ids: Sequence[int | None], text: str, pair: str | None
+) -> list[tuple[int, int]]:
+    """One input's character offsets (``[N]`` pairs, special tokens included) with leading whitespace
+    left out of each token. Byte-level BPE tokenizers (GPT-2, Llama 3) count the space before a word
+    into the word's piece; a span's text would then start with a space. Every path (short inputs,
+    windows, truncation) reads offsets trimmed here. Vectorised (a few steps cover any run of spaces)."""
+    row = np.asarray(offsets, dtype=np.int64).reshape(-1, 2)
+    start, end = row[:, 0].copy(), row[:, 1]
+    segment = np.array([s if s is not None else -1 for s in sequence_ids])
+    for which, source in ((0, text), (1, pair or "")):
+        here = np.flatnonzero(segment == which)
+        if here.size == 0 or not source:
+            continue
+        space = np.isin(np.frombuffer(source.encode("utf-32-le"), dtype=np.uint32), WHITESPACE)
+        for _ in range(8):
+            lead = here[(start[here] < end[here]) & space[np.minimum(start[here], len(space) - 1)]]
+            if lead.size == 0:
+                break
+            start[lead] += 1
+    return list(zip(start.tolist(), end.tolist()))
 
 
 def word_keys(

@@ -17,15 +17,15 @@ import torch
 from transformers import PreTrainedTokenizerBase
 
 from selfexplain.errors import InputTooLongError
-from selfexplain.inputs.encoding import EncodedBatch, TokenRow, assemble, word_boundaries, word_keys
+from selfexplain.inputs.encoding import EncodedBatch, TokenRow, assemble, trim_offsets, word_boundaries, word_keys
 
 
 @dataclass(frozen=True)
 class TokenisedText:
-    """One text's real tokens (no special tokens): ``ids`` ``[T]``, per token its raw character
-    ``offsets`` and wordpiece, ``word_start``/``word_end`` ``[T]`` bool (first / last piece of a word)
-    and ``word_index`` ``[T]`` int64 (one key per word, so boundaries can be found again after
-    tokens are deleted)."""
+    """One text's real tokens (no special tokens): ``ids`` ``[T]``, per token its character ``offsets``
+    (leading whitespace left out, as on the short path) and wordpiece, ``word_start``/``word_end``
+    ``[T]`` bool (first / last piece of a word) and ``word_index`` ``[T]`` int64 (one key per word, so
+    boundaries can be found again after tokens are deleted)."""
 
     ids: list[int]
     offsets: list[tuple[int, int]]
@@ -105,11 +105,10 @@ class Tokenised:
         from :meth:`truncation`; None = every token)."""
         row = self.rows[index]
         kept = row if keep is None else row.keep(keep)
-        batch = assemble(self.tokenizer, [self.texts[index]], self._pairs([index]), [kept])
         ends = [0, 0]
-        for position, segment in enumerate(batch.sequence_ids[0]):
+        for (_, end), segment in zip(kept.offsets, kept.sequence_ids):
             if segment is not None:
-                ends[segment] = max(ends[segment], batch.offsets[0][position][1])
+                ends[segment] = max(ends[segment], end)
         text, pair = self.source(index)
         return text[: ends[0]], (pair[: ends[1]] if pair is not None else None)
 
@@ -118,7 +117,7 @@ class Tokenised:
         chosen = list(indices)
         keep = keep or {}
         rows = [self.rows[i].keep(keep[i]) if keep.get(i) is not None else self.rows[i] for i in chosen]
-        return assemble(self.tokenizer, [self.texts[i] for i in chosen], self._pairs(chosen), rows)
+        return assemble(self.tokenizer, rows)
 
     def text_tokens(self, index: int) -> TokenisedText:
         """The real tokens of single text ``index`` with their word boundaries (for windows)."""
@@ -136,9 +135,6 @@ class Tokenised:
             word_end=word_end,
             word_index=keys[0].numpy(),
         )
-
-    def _pairs(self, indices: Sequence[int]) -> list[str] | None:
-        return [self.pairs[i] for i in indices] if self.pairs is not None else None
 
 
 def tokenise_inputs(
@@ -158,7 +154,9 @@ def tokenise_inputs(
     rows = tuple(
         TokenRow(
             ids=list(encoded["input_ids"][i]),
-            offsets=[(int(a), int(b)) for a, b in encoded["offset_mapping"][i]],
+            offsets=trim_offsets(
+                encoded["offset_mapping"][i], encoded.sequence_ids(i), texts[i], pairs[i] if pairs is not None else None
+            ),
             sequence_ids=encoded.sequence_ids(i),
             word_ids=encoded.word_ids(i),
             type_ids=list(types[i]) if types is not None else None,
