@@ -9,8 +9,10 @@ from here too.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cache
 
 import plotly.graph_objects as go
+import plotly.io as pio
 
 # Fonts
 FONT_FAMILY = "system-ui,sans-serif"  # HTML views
@@ -42,7 +44,7 @@ SHADE_RGB = "234,88,12"  # ACCENT as r,g,b for ``rgba(SHADE_RGB, strength)``: th
 # Layout
 DEFAULT_HEIGHT = 420
 MARGIN = {"l": 10, "r": 10, "t": 60, "b": 10}
-TEMPLATE = "plotly_white"
+TEMPLATE = "plotly_white"  # its layout part only: see layout_template()
 LEGEND_BELOW = {"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0}  # one entry after another under the plot
 LEGEND_ABOVE = {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1.0, "xanchor": "right"}
 
@@ -55,6 +57,14 @@ REPORT_STYLE = (  # the CSS of the standalone HTML reports
 def label_colours(labels: list[str] | tuple[str, ...]) -> dict[str, str]:
     """The same colour for the same label in every chart of a page (labels in their model's order)."""
     return {label: PALETTE[i % len(PALETTE)] for i, label in enumerate(labels)}
+
+
+@cache
+def layout_template() -> go.layout.Template:
+    """:data:`TEMPLATE`'s layout (white background, light grid lines, fonts), without its per-trace
+    defaults: every figure sets its own trace colours, and copying the whole template into each
+    figure (plotly validates it on assignment) was the largest cost of drawing the Explain page."""
+    return go.layout.Template(layout=pio.templates[TEMPLATE].layout)
 
 
 def apply_layout(
@@ -81,7 +91,7 @@ def apply_layout(
         height=base,
         margin=MARGIN,
         font=FONT,
-        template=TEMPLATE,
+        template=layout_template(),
     )
     if legend is not None:
         fig.update_layout(legend=dict(legend))

@@ -25,7 +25,9 @@ def test_layout_sets_title_size_margins_font_and_template() -> None:
     assert (layout.title.text, layout.title.x, layout.title.y, layout.title.font.size) == ("Two bars", 0.0, 0.99, 16)
     assert layout.height == 420 and layout.font.size == 14 and layout.legend.y is None
     assert (layout.margin.l, layout.margin.r, layout.margin.t, layout.margin.b) == (10, 10, 60, 10)
-    assert layout.template == pio.templates["plotly_white"]
+    # plotly_white's layout (white background, its grid colours), without its per-trace defaults
+    assert layout.template.layout == pio.templates["plotly_white"].layout and not layout.template.data.bar
+    assert layout.template.layout.plot_bgcolor == "white"
     placed = apply_layout(go.Figure(), "Legend below", 300, legend=LEGEND_BELOW)
     assert placed.layout.height == 300 and (placed.layout.legend.orientation, placed.layout.legend.y) == ("h", -0.2)
 
