@@ -42,7 +42,7 @@ def alpha_change_figure(change: AlphaChange) -> go.Figure:
     _token_axes(fig, axis, labels, "end word", "start word")
     shown = f" (first {size} of {len(change.labels)} words)" if size < len(change.labels) else ""
     title = "How the edit moved alpha" + shown
-    fig = apply_layout(fig, title, _square_side(size))
+    fig = apply_layout(fig, title, _square_side(size), labelled=True)
     fig.update_layout(dragmode=False)
     return fig
 

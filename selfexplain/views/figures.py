@@ -166,7 +166,8 @@ def span_grid_figure(
     if level == "sentence":  # sentence labels are long: number them, the hover shows the text
         labels = [f"S{lo + i + 1}" for i in range(len(labels))]
     _token_axes(fig, axis, labels, f"end {level}", f"start {level}")
-    fig = apply_layout(fig, f"Self-explaining alpha over spans ({level} level)", _square_side(len(labels)))
+    title = f"Self-explaining alpha over spans ({level} level)"
+    fig = apply_layout(fig, title, _square_side(len(labels)), labelled=True)
     fig.update_layout(clickmode="event+select", dragmode=False)
     return fig
 
@@ -188,7 +189,7 @@ def attention_figure(matrix: np.ndarray, tokens: list[str] | tuple[str, ...], ti
         )
     )
     _token_axes(fig, axis, tokens, "attended to (key)", "attending (query)")
-    return apply_layout(fig, title, _square_side(len(tokens)))
+    return apply_layout(fig, title, _square_side(len(tokens)), labelled=True)
 
 
 MODEL_VIEW_CELLS = 32  # a thumbnail has at most 32 x 32 cells, whatever the input's length

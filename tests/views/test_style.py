@@ -13,7 +13,7 @@ from test_explanation import make_explanation
 
 from selfexplain.views import style
 from selfexplain.views.figures import span_grid_figure
-from selfexplain.views.style import LEGEND_BELOW, PALETTE, apply_layout, label_colours
+from selfexplain.views.style import LEGEND_BELOW, PALETTE, apply_layout, label_colours, label_room
 
 ROOT = Path(__file__).resolve().parents[2]
 LOOK = {"title", "title_font", "font", "margin", "template", "height", "legend"}  # apply_layout's keywords
@@ -100,3 +100,14 @@ def test_the_style_module_has_one_layout_function() -> None:
     functions = [node for node in tree.body if isinstance(node, ast.FunctionDef) and node.args.args]
     takes_a_figure = [f.name for f in functions if ast.unparse(f.args.args[0].annotation) == "go.Figure"]
     assert takes_a_figure == ["apply_layout"]
+
+
+def test_a_labelled_grid_gets_fixed_margins_for_its_longest_label_and_keeps_them_when_presented() -> None:
+    grid = span_grid_figure(make_explanation(n=6))
+    labels = [*grid.layout.xaxis.ticktext, *grid.layout.yaxis.ticktext]
+    assert grid.layout.xaxis.automargin is False and grid.layout.yaxis.automargin is False
+    assert grid.layout.xaxis.tickangle == -90
+    assert grid.layout.margin.l == grid.layout.margin.b == label_room(labels, 11)
+    assert label_room(["unforgettable"], 11) > label_room(["a"], 11)
+    big = apply_layout(grid, present=True)
+    assert big.layout.margin.l == label_room(labels, 15) > grid.layout.margin.l
