@@ -92,3 +92,20 @@ def test_byte_level_windows_give_the_short_paths_character_spans(family: str, tm
     assert len(document.window_starts) > 1
     assert [(t.start, t.end) for t in document.tokens[: len(spans)]] == [(a, b) for a, b, _ in spans]
     assert all(t.text == long[t.start : t.end] and not t.text.startswith(" ") for t in document.tokens)
+
+
+@pytest.mark.parametrize("unit", ["word", "piece"])
+def test_a_lone_whitespace_piece_bounds_no_span_in_windows_either(unit: str, tmp_path_factory) -> None:
+    """GPT-2 reads a double space as a lone "Ġ" piece with no character once trimmed: the short path
+    lets no span start or end on it, and the windows follow the same rule."""
+    explainer = make_explainer(build_family_encoder("gpt2", tmp_path_factory.mktemp("gpt2")), seed=3, span_unit=unit)
+    text = "the film is  good but  the ending is slow"
+    short, windowed = explainer.explain(text, attentions=False), explainer.explain_long(text)
+    assert any(t.start == t.end for t in windowed.tokens)  # the lone space piece is there
+    alpha = {(s.start_char, s.end_char): s.alpha for s in short.spans}
+    assert all(text[a:b] == text[a:b].strip() for a, b in alpha)
+    assert {(s.start_char, s.end_char) for s in windowed.spans} == set(alpha)
+    assert int(windowed.span_mask.sum()) == len(alpha)
+    for span in windowed.spans:  # one softmax over the same spans
+        assert span.alpha == pytest.approx(alpha[span.start_char, span.end_char], abs=1e-5)
+    np.testing.assert_allclose(windowed.probabilities, short.probabilities, atol=1e-5)

@@ -1,6 +1,7 @@
 """Tokenised rows -> padded model input tensors ``[B, N]``, with character offsets, segments and word
 boundaries kept (:func:`assemble`); the one place a token's offsets lose their leading whitespace
-(:func:`trim_offsets`). Tokenising is :mod:`selfexplain.inputs.tokens`."""
+(:func:`trim_offsets`) and the one rule for which pieces may bound a span (:func:`readable`). Tokenising is
+:mod:`selfexplain.inputs.tokens`."""
 
 from __future__ import annotations
 
@@ -95,8 +96,7 @@ def assemble(tokenizer: PreTrainedTokenizerBase, rows: Sequence[TokenRow]) -> En
     token_mask = torch.tensor([[s is not None for s in ids] for ids in sequence_ids], dtype=torch.bool)
     token_mask &= attention.bool()
     offsets = [list(row.offsets) + [(0, 0)] * (width - len(row.ids)) for row in rows]
-    # a piece that is only whitespace (byte-level BPE's lone "Ġ") is no word: spans never start or end on it
-    token_mask &= torch.tensor([[a < b for a, b in row] for row in offsets], dtype=torch.bool)
+    token_mask &= torch.from_numpy(np.stack([readable(row) for row in offsets]))
     word_index = word_keys(word_ids, sequence_ids, token_mask)
     word_start, word_end = word_boundaries(word_index, token_mask)
     return EncodedBatch(
@@ -135,6 +135,14 @@ def trim_offsets(
                 break
             start[lead] += 1
     return list(zip(start.tolist(), end.tolist()))
+
+
+def readable(offsets: Sequence[tuple[int, int]]) -> np.ndarray:
+    """``[N]`` bool: the pieces that keep a character once :func:`trim_offsets` has left leading whitespace
+    out. A piece that is only whitespace (byte-level BPE's lone "Ġ" from a double space) is no word: no span
+    starts or ends on it, on the short path (:func:`assemble`) as in windows."""
+    row = np.asarray(offsets, dtype=np.int64).reshape(-1, 2)
+    return row[:, 0] < row[:, 1]
 
 
 def word_keys(

@@ -17,6 +17,7 @@ import torch
 from transformers import PreTrainedTokenizerBase
 
 from selfexplain.errors import InvalidInputError
+from selfexplain.inputs.encoding import readable, word_boundaries
 from selfexplain.inputs.tokens import TokenisedText, tokenise
 from selfexplain.limits import DENSE_MAX_TOKENS, limit_hint, max_spans
 
@@ -131,10 +132,15 @@ def special_frame(tokenizer: PreTrainedTokenizerBase) -> tuple[list[int], list[i
 
 
 def window_rows(
-    tokenizer: PreTrainedTokenizerBase, ids: list[int], starts: list[int], inner: int
+    tokenizer: PreTrainedTokenizerBase,
+    ids: list[int],
+    starts: list[int],
+    inner: int,
+    real_tokens: np.ndarray | None = None,
 ) -> tuple[torch.Tensor, ...]:
     """Encoder rows for windows starting at ``starts``: ``(input_ids, attention_mask, token_mask,
-    global_index)``, each ``[Wn, n]`` (``global_index`` -1 on special tokens and padding)."""
+    global_index)``, each ``[Wn, n]`` (``global_index`` -1 on special tokens and padding; ``token_mask``
+    False there and, when ``real_tokens`` ``[T]`` bool is given, on the tokens it leaves out)."""
     prefix, suffix = special_frame(tokenizer)
     chunks = [ids[lo : lo + inner] for lo in starts]
     width = len(prefix) + max(len(c) for c in chunks) + len(suffix)
@@ -147,9 +153,20 @@ def window_rows(
         input_ids[w, : len(row)] = torch.tensor(row)
         attention[w, : len(row)] = 1
         real = slice(len(prefix), len(prefix) + len(chunk))
-        token_mask[w, real] = True
+        token_mask[w, real] = True if real_tokens is None else torch.from_numpy(real_tokens[lo : lo + len(chunk)])
         global_index[w, real] = torch.arange(len(chunk)) + lo
     return input_ids, attention, token_mask, global_index
+
+
+def span_bounds(tokens: TokenisedText, unit: str) -> tuple[np.ndarray, np.ndarray]:
+    """``(may_start, may_end)`` ``[T]`` bool: the tokens a span may start / end on, by the short path's rule
+    (:func:`~selfexplain.inputs.encoding.readable`: never a piece that is only whitespace); with
+    ``unit="word"``, a word's first / last such piece."""
+    mask = readable(tokens.offsets)
+    if unit != "word":
+        return mask, mask
+    start, end = word_boundaries(torch.from_numpy(tokens.word_index)[None], torch.from_numpy(mask)[None])
+    return start[0].numpy(), end[0].numpy()
 
 
 def inner_size(tokenizer: PreTrainedTokenizerBase, window: int) -> int:
@@ -182,8 +199,11 @@ def plan_tokens(
     included). With ``unit="word"`` only spans from a word's first piece to a word's last piece are kept."""
     inner = inner_size(tokenizer, window)
     starts = np.asarray(window_starts(len(tokens.ids), inner, min(stride, inner)))
-    input_ids, attention, token_mask, global_index = window_rows(tokenizer, tokens.ids, starts.tolist(), inner)
-    bounds = (tokens.word_start, tokens.word_end) if unit == "word" else (None, None)
+    may_start, may_end = span_bounds(tokens, unit)
+    real = readable(tokens.offsets)
+    input_ids, attention, token_mask, global_index = window_rows(tokenizer, tokens.ids, starts.tolist(), inner, real)
+    # every piece may bound a piece-level span in most texts: no restriction to apply then
+    bounds = (None, None) if unit != "word" and real.all() else (may_start, may_end)
     span_window, first, last = assign_spans(starts, inner, len(tokens.ids), max_width, *bounds)
     # slot of global token g in window w: the prefix, then g's place among the window's tokens
     width = input_ids.shape[1]
@@ -227,14 +247,17 @@ def single_window(
     if not 0 <= start < max(1, len(tokens.ids)):
         raise InvalidInputError(f"no window starts at token {start}; the text has {len(tokens.ids)} tokens")
     inner = inner_size(tokenizer, window)
-    input_ids, attention, token_mask, global_index = window_rows(tokenizer, tokens.ids, [start], inner)
+    may_start, may_end = span_bounds(tokens, "word")
+    input_ids, attention, token_mask, global_index = window_rows(
+        tokenizer, tokens.ids, [start], inner, readable(tokens.offsets)
+    )
     real, slot = global_index >= 0, global_index.clamp_min(0)
     inputs = {
         "input_ids": input_ids,
         "attention_mask": attention,
         "token_mask": token_mask,
         "segment_ids": torch.zeros_like(input_ids),
-        "word_start": real & torch.from_numpy(tokens.word_start)[slot],
-        "word_end": real & torch.from_numpy(tokens.word_end)[slot],
+        "word_start": real & torch.from_numpy(may_start)[slot],
+        "word_end": real & torch.from_numpy(may_end)[slot],
     }
     return inputs, global_index
