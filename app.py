@@ -199,7 +199,9 @@ def render(explanation: Explanation, present: bool = False) -> None:
     head, bars = st.columns([1, 2])
     head.metric("Prediction", explanation.label)
     head.caption(f"{explanation.confidence:.1%} confidence · model {escape_text(explanation.model_name)}")
-    bars.plotly_chart(presented(probability_figure(explanation), present), config=PLOT_CONFIG, key="probabilities")
+    probabilities = presented(probability_figure(explanation), present)
+    # theme=None: views.style already styles it, and Streamlit's theme is restyled in the browser each time
+    bars.plotly_chart(probabilities, config=PLOT_CONFIG, key="probabilities", theme=None)
     bars.caption(
         "Each bar is the probability the model gives one label; the highlighted bar is its prediction. "
         "The spans below are what the classifier read to get there."

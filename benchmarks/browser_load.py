@@ -1,6 +1,7 @@
 """The Explain page in a real browser: warm response, concurrent sessions, memory over many inputs.
 
-    python benchmarks/browser_load.py [--model sst5-minilm] [--warm 20] [--sessions 16] [--sequential 500]
+    python benchmarks/browser_load.py [--model sst5-minilm] [--warm 20] [--sessions 16] [--clients 16]
+                                      [--sequential 500]
                                       [--json out.json]
 
 Starts ``streamlit run app.py`` (headless) and drives Debian's Chromium through Playwright:
@@ -9,6 +10,8 @@ Starts ``streamlit run app.py`` (headless) and drives Debian's Chromium through 
   script finishing with the grid drawn (median and p90);
 - sessions: N pages opened at once, each with its own sentence in the link; seconds from opening to
   its grid (p50, p90, max) and that every page shows its own text;
+- clients: the same through Streamlit's websocket protocol without a browser (``session_protocol.py``):
+  what the server delivers to N remote users at once, with the cores left to the app;
 - sequential: M sentences one after another in one page; server RSS after the first 50 and at the end
   (the difference is the memory creep; the target is under 50 MB).
 
@@ -104,6 +107,21 @@ def measure_sessions(browser: Browser, base: str, rng: random.Random, n: int) ->
     return {"n": n, "p50_s": p50, "p90_s": p90, "max_s": worst, "own_text": correct}
 
 
+def measure_clients(base: str, model: str, rng: random.Random, n: int) -> dict[str, float]:
+    """``n`` sessions at once through Streamlit's websocket protocol, drawing nothing (as ``n`` remote
+    browsers would load the server); seconds from each rerun request to its ``script_finished``."""
+    from session_protocol import run_sessions
+
+    run_sessions(base, [{"model": model, "text": sentence(rng)}])  # a first session: the model is loaded
+    results = run_sessions(base, [{"model": model, "text": sentence(rng)} for _ in range(n)])
+    latencies = [r.seconds for r in results]
+    p50, p90, worst = percentile(latencies, 0.5), percentile(latencies, 0.9), max(latencies)
+    complete = sum(r.grid and not r.exception for r in results)
+    print(f"{n} protocol sessions at once (server only): p50 {p50:.2f} s, p90 {p90:.2f} s, max {worst:.2f} s; "
+          f"{complete}/{n} with the grid (target p90 < 3 s: ratio {p90 / 3:.2f})")  # fmt: skip
+    return {"n": n, "p50_s": p50, "p90_s": p90, "max_s": worst, "complete": complete}
+
+
 def measure_sequential(page: Page, server_pid: int, rng: random.Random, n: int) -> dict[str, float]:
     process = psutil.Process(server_pid)
     early = None
@@ -123,6 +141,10 @@ def main() -> None:
     parser.add_argument("--model", default="sst5-minilm")
     parser.add_argument("--warm", type=int, default=20, help="sentences for the warm response (0 skips)")
     parser.add_argument("--sessions", type=int, default=16, help="pages opened at once (0 skips)")
+    parser.add_argument(
+        "--clients", type=int, default=16,
+        help="sessions at once through the websocket protocol, no browser: the server's share (0 skips)",
+    )  # fmt: skip
     parser.add_argument("--sequential", type=int, default=500, help="sentences one after another (0 skips)")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--json", type=Path, default=None)
@@ -138,6 +160,8 @@ def main() -> None:
             result["warm_s"] = measure_warm(page, rng, args.warm)
         if args.sessions:
             result["sessions"] = measure_sessions(browser, base, rng, args.sessions)
+        if args.clients:
+            result["clients"] = measure_clients(app.url, args.model, rng, args.clients)
         if args.sequential:
             result["sequential"] = measure_sequential(page, app.pid, rng, args.sequential)
     if args.json:
