@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from selfexplain.data import DataError, Example, label_index
-from selfexplain.formats.text import text_lines
+from selfexplain.formats.text import source_name, text_lines
 
 # PTB escapes that the sentence-level SST files keep in lower case; the encoder is uncased.
 _ESCAPES = {"-LRB-": "-lrb-", "-RRB-": "-rrb-"}
@@ -73,19 +73,22 @@ def parse_tree(line: str, where: str) -> list[tuple[int, list[str]]]:
 
 
 def read_sst_trees(
-    path: Path,
+    path: str | Path | bytes,
     label_names: Sequence[str] | None = None,
     phrases: bool = False,
     min_phrase_words: int = 1,
+    name: str | None = None,
 ) -> list[Example]:
-    """Examples from a file of SST trees: root sentences, then (optionally) unique phrases."""
+    """Examples from a file of SST trees (or an upload's bytes, called ``name`` in messages): root
+    sentences, then (optionally) unique phrases."""
     sentences: list[Example] = []
     phrase_examples: list[Example] = []
     seen: set[str] = set()
-    for number, line in text_lines(path):
+    name = source_name(path, name)
+    for number, line in text_lines(path, name):
         if not line.strip():
             continue
-        where = f"{path}:{number}"
+        where = f"{name}:{number}"
         nodes = parse_tree(line, where)
         for depth, (label, words) in enumerate(nodes):
             text = " ".join(words)

@@ -14,7 +14,7 @@ import pytest
 from selfexplain.cli import build_parser, main
 from selfexplain.data import Example
 from selfexplain.errors import DataError
-from selfexplain.formats.examples import read_examples
+from selfexplain.formats.examples import read_example_bytes, read_examples
 from selfexplain.formats.records import Record, Records, guess_columns
 from selfexplain.formats.text import FormatError, detect_format
 
@@ -201,6 +201,44 @@ def test_example_errors_name_file_and_line(tmp_path: Path, content: str, options
     path.write_text(content, encoding="utf-8")
     with pytest.raises(DataError, match=message):
         read_examples(path, txt="labelled", **options)
+
+
+def test_an_uploads_bytes_give_what_the_file_gives(tmp_path: Path) -> None:
+    files = {
+        "d.txt": "\ufeff1 a warm film\n\n0 a dull, slow film\n",
+        "trees.txt": "(1 (1 a) (1 (1 warm) (1 film)))\n(0 (0 dull) (0 .))\n",
+        "d.csv": 'review,y\n"a warm film",pos\n',
+        "d.TSV": "sentence1\tsentence2\tlabel\na warm film\tit is warm\t1\n",
+        "d.ndjson": '{"text": "a warm film", "label": "pos"}\n',
+    }
+    for name, content in files.items():
+        path = tmp_path / name
+        path.write_text(content, encoding="utf-8")
+        from_file = read_examples(path, label_names=NAMES, txt="labelled")
+        assert read_example_bytes(path.read_bytes(), name, NAMES, txt="labelled") == from_file, name
+    assert read_example_bytes(files["trees.txt"].encode(), "trees.txt", txt="labelled")[1] == Example("dull .", None, 0)
+    assert read_example_bytes(b"a warm film\n", "d.txt", label_column=None, txt="lines") == [Example("a warm film")]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"text,label\nfine,1\nx,1,extra\n", "upload.csv:3: 3 fields, the header has 2"),
+        (b"text,label\nfine,\xff\n", "upload.csv:2: not UTF-8 text (byte 0xff at column 6); save the file as UTF-8"),
+        (b"text,label\n", "upload.csv: no examples"),
+    ],
+)
+def test_an_uploads_errors_name_the_upload_and_line(content: bytes, message: str) -> None:
+    with pytest.raises(DataError) as error:
+        read_example_bytes(content, "upload.csv", NAMES, txt="labelled")
+    assert str(error.value) == message
+
+
+def test_sst_trees_in_bytes_name_the_upload_and_line() -> None:
+    trees = b"(1 (1 warm) (1 film))\n(7 (0 dull) (0 .))\n"
+    with pytest.raises(DataError) as error:
+        read_example_bytes(trees, "upload.txt", NAMES, txt="labelled")
+    assert str(error.value) == "upload.txt:2: label 7 is out of range"
 
 
 def test_a_hugging_face_dataset_is_read_like_a_table(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -4,13 +4,11 @@ file, and uploaded files read as labelled examples."""
 from __future__ import annotations
 
 import json
-import tempfile
-from pathlib import Path
 
 from pages.ui import ASSETS
 from pages.ui.loading import cached_explainer
 from selfexplain.data import Example
-from selfexplain.formats.examples import read_examples
+from selfexplain.formats.examples import read_example_bytes, read_examples
 
 SST5_NAMES = ("very negative", "negative", "neutral", "positive", "very positive")
 
@@ -25,23 +23,19 @@ def examples_for(model_name: str) -> list[dict[str, str]]:
 
 
 def sample_csv() -> str:
-    """The held-out reviews of assets/heldout/reviews.txt as a CSV with ``text`` and ``label`` columns
-    (the Batch page's sample file)."""
+    """The held-out reviews of assets/heldout/reviews.txt (SST lines) as a CSV with ``text`` and ``label``
+    columns, labels by name (the Batch page's sample file)."""
     import pandas as pd
 
-    lines = (ASSETS / "heldout" / "reviews.txt").read_text(encoding="utf-8").splitlines()
-    rows = [line.split(" ", 1) for line in lines if line.strip()]
-    frame = pd.DataFrame({"text": [t for _, t in rows], "label": [SST5_NAMES[int(n)] for n, _ in rows]})
+    examples = read_examples(ASSETS / "heldout" / "reviews.txt", label_names=SST5_NAMES, txt="labelled")
+    frame = pd.DataFrame({"text": [e.text for e in examples], "label": [SST5_NAMES[e.label] for e in examples]})
     return frame.to_csv(index=False)
 
 
-def read_uploaded(data: bytes, suffix: str, label_names: list[str], split: str = "test") -> list[Example]:
-    """Examples from uploaded bytes (SST lines, CSV, TSV or JSONL). The bytes go to a fresh private
-    folder (0700, unpredictable name, removed afterwards): never a guessable path in a shared /tmp."""
-    with tempfile.TemporaryDirectory(prefix="selfexplain-upload-") as folder:
-        path = Path(folder) / f"upload{suffix if suffix in ('.txt', '.csv', '.tsv', '.jsonl') else '.txt'}"
-        path.write_bytes(data)
-        return read_examples(path, txt="labelled", label_names=label_names, split=split)
+def read_uploaded(data: bytes, suffix: str, label_names: list[str]) -> list[Example]:
+    """Examples from uploaded bytes (SST lines or trees, CSV, TSV or JSONL by ``suffix``), read in memory;
+    messages call the file ``upload`` with its suffix."""
+    return read_example_bytes(data, f"upload{suffix}", label_names, txt="labelled")
 
 
 def upload_examples(directory: str, data: bytes, suffix: str, limit: int) -> list[Example]:

@@ -1,5 +1,6 @@
-"""Labelled examples from a data file or a Hugging Face dataset: the strict reader of train, eval and the
-analyses (any bad row stops the read with a :class:`~selfexplain.errors.DataError` naming file and line)."""
+"""Labelled examples from a data file, an upload's bytes or a Hugging Face dataset: the strict reader of
+train, eval, the analyses and the pages' uploads (any bad row stops the read with a
+:class:`~selfexplain.errors.DataError` naming file and line)."""
 
 from __future__ import annotations
 
@@ -41,15 +42,41 @@ def read_examples(
     path = Path(source)
     if not path.is_file():
         raise FormatError(str(path), None, "no such file")
-    records = Records(path, txt=txt)
-    if records.kind == "sst" and _first_line_is_tree(path):
-        examples = read_sst_trees(path, label_names, phrases=phrases, min_phrase_words=min_phrase_words)
+    columns = (text_column, pair_column, label_column)
+    return _file_examples(Records(path, txt=txt), columns, label_names, phrases, min_phrase_words)
+
+
+def read_example_bytes(
+    data: bytes,
+    name: str,
+    label_names: Sequence[str] | None = None,
+    text_column: str = "text",
+    pair_column: str | None = None,
+    label_column: str | None = "label",
+    *,
+    txt: Txt,
+) -> list[Example]:
+    """The examples in an upload's ``data``, read as :func:`read_examples` reads a file called ``name``
+    (its suffix gives the format; messages name it): nothing is written to disk."""
+    check_txt(txt)
+    columns = (text_column, pair_column, label_column)
+    return _file_examples(Records(data, txt=txt, name=name), columns, label_names, False, 1)
+
+
+def _file_examples(
+    records: Records, columns: Columns, label_names: Sequence[str] | None, phrases: bool, min_phrase_words: int
+) -> list[Example]:
+    """The examples of one file or upload: SST trees when its first line is one, else one per record."""
+    if records.kind == "sst" and _first_line_is_tree(records):
+        examples = read_sst_trees(
+            records.source, label_names, phrases=phrases, min_phrase_words=min_phrase_words, name=records.name
+        )
     elif phrases:
-        raise DataError(f"{path}: phrases need an SST tree file, e.g. ../shared/data/sst_trees/train.txt")
+        raise DataError(f"{records.name}: phrases need an SST tree file, e.g. ../shared/data/sst_trees/train.txt")
     else:
-        examples = _record_examples(records, (text_column, pair_column, label_column), label_names)
+        examples = _record_examples(records, columns, label_names)
     if not examples:
-        raise DataError(f"{path}: no examples")
+        raise DataError(f"{records.name}: no examples")
     return examples
 
 
@@ -115,8 +142,8 @@ def read_hf_dataset(
     return [example_from_fields(row, columns, label_names, f"hf:{name}[{i}]") for i, row in enumerate(rows)]
 
 
-def _first_line_is_tree(path: Path) -> bool:
-    with contextlib.closing(text_lines(path)) as lines:
+def _first_line_is_tree(records: Records) -> bool:
+    with contextlib.closing(text_lines(records.source, records.name)) as lines:
         for _, line in lines:
             if line.strip():
                 stripped = line.lstrip()

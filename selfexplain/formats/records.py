@@ -17,7 +17,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from selfexplain.formats.text import FORMATS, FormatError, Txt, check_txt, decoded_lines, detect_format, open_bytes
+from selfexplain.formats.text import (
+    FORMATS,
+    FormatError,
+    Txt,
+    check_txt,
+    decoded_lines,
+    detect_format,
+    open_bytes,
+    source_name,
+)
 from selfexplain.jsonl import RecordError, parse_record
 
 TEXT_COLUMNS = ("text", "sentence", "review", "content")
@@ -45,7 +54,7 @@ class Records:
         self, source: str | Path | bytes, *, txt: Txt | None, name: str | None = None, fmt: str | None = None
     ) -> None:
         self.source = source
-        self.name = name or (str(source) if not isinstance(source, bytes) else "upload")
+        self.name = source_name(source, name)
         self.format = fmt or detect_format(self.name)
         if self.format not in FORMATS:
             raise FormatError(self.name, None, f"unknown format {self.format!r} (choose from {', '.join(FORMATS)})")

@@ -45,6 +45,11 @@ def check_txt(txt: str) -> Txt:
     return txt  # type: ignore[return-value]
 
 
+def source_name(source: str | Path | bytes, name: str | None = None) -> str:
+    """What messages call ``source``: ``name`` when given, else the path, or ``upload`` for bytes."""
+    return name or (str(source) if not isinstance(source, bytes) else "upload")
+
+
 def open_bytes(source: str | Path | bytes, name: str) -> BinaryIO:
     """A binary handle on a file, or on the bytes of an upload; a missing file is a :class:`FormatError`."""
     if isinstance(source, bytes):
@@ -69,7 +74,9 @@ def decoded_lines(handle: BinaryIO, name: str) -> Iterator[tuple[int, str]]:
         yield number, text
 
 
-def text_lines(path: Path) -> Iterator[tuple[int, str]]:
-    """:func:`decoded_lines` of the file at ``path`` (closed when the iteration ends)."""
-    with open_bytes(path, str(path)) as handle:
-        yield from decoded_lines(handle, str(path))
+def text_lines(source: str | Path | bytes, name: str | None = None) -> Iterator[tuple[int, str]]:
+    """:func:`decoded_lines` of the file at ``source`` or of an upload's bytes (``name`` names it in
+    messages; the path by default); a file is closed when the iteration ends."""
+    name = source_name(source, name)
+    with open_bytes(source, name) as handle:
+        yield from decoded_lines(handle, name)
