@@ -16,6 +16,7 @@ from selfexplain.batch.explore import records_frame
 from selfexplain.batch.export import report_html, to_csv, to_jsonl
 from selfexplain.batch.reader import BatchInputError, RowReader, check_size
 from selfexplain.batch.runner import BatchOptions, check_columns, explain_rows
+from selfexplain.formats.records import guess_columns
 from selfexplain.pipeline import SelfExplainer
 from selfexplain.views.highlight import escape_text
 
@@ -30,14 +31,15 @@ def pick_columns(reader: RowReader, explainer: SelfExplainer) -> None:
     if reader.format == "txt":
         return
     columns = reader.columns()
-    guess = next((c for c in ("text", "sentence", "premise", "review") if c in columns), columns[0])
+    text, pair, gold = guess_columns(set(columns), "text", None, "label", pair_wanted=explainer.config.pair)
     c1, c2, c3 = st.columns(3)
-    reader.text_column = c1.selectbox("Text column", columns, index=columns.index(guess), key="batch_text_col")
+    first = columns.index(text) if text in columns else 0
+    reader.text_column = c1.selectbox("Text column", columns, index=first, key="batch_text_col")
     if explainer.config.pair:
-        second = next((c for c in ("pair", "hypothesis", "text_b") if c in columns), columns[-1])
-        reader.pair_column = c2.selectbox("Second-text column", columns, columns.index(second), key="batch_pair_col")
+        second = columns.index(pair) if pair in columns else len(columns) - 1
+        reader.pair_column = c2.selectbox("Second-text column", columns, second, key="batch_pair_col")
     options = [NONE, *columns]
-    default = options.index("label") if "label" in options else 0
+    default = options.index(gold) if gold in options else 0
     label = c3.selectbox("Gold-label column (optional)", options, index=default, key="batch_label_col")
     reader.label_column = None if label == NONE else label
 

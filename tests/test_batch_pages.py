@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers import open_page
+from helpers import build_tiny_encoder, make_explainer, open_page
 from streamlit.testing.v1 import AppTest
 
 from selfexplain.batch.export import to_jsonl
+from selfexplain.checkpoint import save_model
 
 ROOT = Path(__file__).resolve().parents[1]
 BATCH = str(ROOT / "pages" / "6_Batch.py")
@@ -43,6 +44,25 @@ def test_batch_page_upload_run_filter(tiny_model_dir: Path) -> None:
     at.file_uploader(key="batch_file").set_value(None).run()
     assert not at.exception and any("kept from your last run" in i.value for i in at.info)
     assert list(at.dataframe[-1].value["row"]) == [1, 3, 4] or len(at.dataframe) >= 1
+
+
+def test_batch_page_guesses_columns_by_the_projects_usual_names(tiny_model_dir: Path, tmp_path: Path) -> None:
+    at = open_page(BATCH, tiny_model_dir)
+    at.file_uploader(key="batch_file").set_value(("r.csv", b"id,sentence,y\n1,a warm film,4\n", "text/csv")).run()
+    assert not at.exception
+    assert (at.selectbox(key="batch_text_col").value, at.selectbox(key="batch_label_col").value) == ("sentence", "y")
+    at.file_uploader(key="batch_file").set_value(("r.csv", b"id,body\n1,a warm film\n", "text/csv")).run()
+    assert (at.selectbox(key="batch_text_col").value, at.selectbox(key="batch_label_col").value) == ("id", "(none)")
+    pair = make_explainer(build_tiny_encoder(tmp_path / "encoder"), pair=True)
+    save_model(pair.model, pair.tokenizer, tmp_path / "tiny-nli")
+    at = open_page(BATCH, tmp_path / "tiny-nli")
+    data = b"gold,premise,hypothesis,id\nentailment,a dog runs,an animal moves,1\n"
+    at.file_uploader(key="batch_file").set_value(("nli.csv", data, "text/csv")).run()
+    assert not at.exception
+    picked = [at.selectbox(key=k).value for k in ("batch_text_col", "batch_pair_col", "batch_label_col")]
+    assert picked == ["premise", "hypothesis", "gold"]
+    at.file_uploader(key="batch_file").set_value(("nli.csv", b"text,id,pair\na,1,b\n", "text/csv")).run()
+    assert [at.selectbox(key=k).value for k in ("batch_text_col", "batch_pair_col")] == ["text", "pair"]
 
 
 def test_batch_page_offers_a_sample_file(tiny_model_dir: Path) -> None:

@@ -174,6 +174,14 @@ def test_columns_are_guessed_by_their_usual_names() -> None:
     assert guess_columns({"text", "premise", "hypothesis"}, "text", None, "label") == ("text", None, "label")
     assert guess_columns({"body", "stars"}, "body", None, "stars") == ("body", None, "stars")  # named: kept
     assert guess_columns({"a"}, "text", None, None) == ("text", None, None)  # nothing to guess from
+    # a pair model: the column that goes with the text column, when no pair set was found
+    mine = {"text", "pair", "label"}
+    assert guess_columns(mine, "text", None, "label") == ("text", None, "label")
+    assert guess_columns(mine, "text", None, "label", pair_wanted=True) == ("text", "pair", "label")
+    assert guess_columns({"text", "other"}, "text", None, None, pair_wanted=True) == ("text", None, None)
+    header = {"premise", "hypothesis", "gold"}
+    assert guess_columns(header, "text", None, "label", pair_wanted=True) == ("premise", "hypothesis", "gold")
+    assert guess_columns({"text_a", "text_b"}, "text_a", None, None, pair_wanted=True) == ("text_a", "text_b", None)
 
 
 def test_examples_from_every_format_are_the_same(tmp_path: Path) -> None:

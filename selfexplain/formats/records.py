@@ -30,7 +30,14 @@ from selfexplain.formats.text import (
 from selfexplain.jsonl import RecordError, parse_record
 
 TEXT_COLUMNS = ("text", "sentence", "review", "content")
-PAIR_COLUMNS = (("premise", "hypothesis"), ("sentence1", "sentence2"), ("text_a", "text_b"), ("question", "context"))
+# the two texts of a pair; ("text", "pair") is how selfexplain's own results name them
+PAIR_COLUMNS = (
+    ("premise", "hypothesis"),
+    ("sentence1", "sentence2"),
+    ("text_a", "text_b"),
+    ("question", "context"),
+    ("text", "pair"),
+)
 LABEL_COLUMNS = ("label", "gold", "y")
 Lines = Iterator[tuple[int, str]]
 
@@ -159,17 +166,22 @@ class Records:
 
 
 def guess_columns(
-    header: set[str], text_column: str, pair_column: str | None, label_column: str | None
+    header: set[str], text_column: str, pair_column: str | None, label_column: str | None, *, pair_wanted: bool = False
 ) -> tuple[str, str | None, str | None]:
     """Columns by their usual names when the defaults (``text``, no pair, ``label``) are not in the file:
     a pair from premise/hypothesis, sentence1/sentence2, text_a/text_b or question/context; a text
-    from text/sentence/review/content; a label from label/gold/y. Named columns that exist win."""
+    from text/sentence/review/content; a label from label/gold/y. Named columns that exist win.
+    With ``pair_wanted`` (a pair model) and no pair found, the pair is the column that usually goes with
+    the text column (``hypothesis`` with ``premise``, ``pair`` with ``text``), when the file has it."""
     if text_column not in header and text_column == "text":
         pairs = [p for p in PAIR_COLUMNS if set(p) <= header] if pair_column is None else []
         if pairs:
             text_column, pair_column = pairs[0]
         else:
             text_column = next((name for name in TEXT_COLUMNS if name in header), text_column)
+    if pair_wanted and pair_column is None:
+        partner = dict(PAIR_COLUMNS).get(text_column)
+        pair_column = partner if partner in header else None
     if label_column == "label" and label_column not in header:
         label_column = next((name for name in LABEL_COLUMNS if name in header), label_column)
     return text_column, pair_column, label_column
