@@ -54,7 +54,11 @@ def choose_examples(pair: bool, label_names: list[str]) -> list[Example]:
         upload = st.file_uploader("SST lines, CSV, TSV or JSONL", type=["txt", "csv", "tsv", "jsonl"], key="upload")
         if upload is None:
             return []
-        examples = read_uploaded(upload.getvalue(), Path(upload.name).suffix, label_names)
+        try:
+            examples = read_uploaded(upload.getvalue(), Path(upload.name).suffix, label_names)
+        except USER_ERRORS as err:
+            st.error(f"This file cannot be read: {escape_text(str(err))}")
+            return []
     else:
         if pair:
             st.info("The built-in sample holds single sentences; upload a pair file for this model.")

@@ -3,6 +3,7 @@ and a bad file is a clear message in the page naming the upload and the line."""
 
 from __future__ import annotations
 
+import html
 import tempfile
 from pathlib import Path
 
@@ -55,3 +56,16 @@ def test_a_bad_upload_is_a_message_in_the_page(tiny_model_dir: Path) -> None:
     at.button(key="probe_run").click().run()
     assert not at.exception
     assert [e.value for e in at.error] == ["upload.csv:2: label 7 is out of range"]
+
+
+def test_a_bad_or_empty_upload_on_the_faithfulness_page_is_a_message(tiny_model_dir: Path) -> None:
+    page = str(Path(__file__).resolve().parents[1] / "pages" / "2_Faithfulness.py")
+    at = open_page(page, tiny_model_dir)
+    at.radio(key="source").set_value("Upload a file").run()
+    at.file_uploader(key="upload").set_value(("mine.csv", b"text,label\nfine,7\n", "text/csv")).run()
+    assert not at.exception
+    shown = [html.unescape(e.value) for e in at.error]  # the message is escaped for Markdown
+    assert shown == ["This file cannot be read: upload.csv:2: label 7 is out of range"]
+    at.file_uploader(key="upload").set_value(("empty.csv", b"text,label\n", "text/csv")).run()
+    assert not at.exception
+    assert [html.unescape(e.value) for e in at.error] == ["This file cannot be read: upload.csv: no examples"]
