@@ -18,7 +18,7 @@ import streamlit as st
 from plotly.graph_objects import Figure
 
 from pages.parts.attention_panel import attention_figure_for, on_model_view_select, render_attention
-from pages.parts.document_panel import input_limit, input_limit_caption, render_long_document
+from pages.parts.document_panel import render_long_document
 from pages.parts.edit_panel import render_edit_panel
 from pages.parts.flip_panel import render_flip
 from pages.parts.view_state import (
@@ -33,6 +33,7 @@ from pages.parts.view_state import (
 from pages.ui import PLOT_CONFIG
 from pages.ui.examples import examples_for
 from pages.ui.gallery import pin_widget
+from pages.ui.input_limit import input_limit, input_limit_caption
 from pages.ui.loading import cached_explanation
 from pages.ui.navigation import sidebar_navigation
 from pages.ui.picker import model_picker

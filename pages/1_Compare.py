@@ -12,13 +12,14 @@ import streamlit as st
 from pages.ui import PLOT_CONFIG
 from pages.ui.examples import examples_for
 from pages.ui.gallery import pin_widget
+from pages.ui.input_limit import input_limit, input_limit_caption
 from pages.ui.loading import cached_explainer, results_cache
 from pages.ui.navigation import sidebar_navigation
 from pages.ui.picker import choose_model
 from selfexplain.attention import aggregate_attention
 from selfexplain.compare import Comparison, Side, check_compatible, compare, default_partner, explain_side, fit_both
 from selfexplain.errors import USER_ERRORS
-from selfexplain.pipeline import MAX_INPUT_CHARS, available_models
+from selfexplain.pipeline import available_models
 from selfexplain.views.compare import agreement_figure, axis_grid_figure, gradient_figure
 from selfexplain.views.figures import MAX_GRID_UNITS, attention_figure, grid_view, probability_figure
 from selfexplain.views.highlight import escape_text, highlight_html
@@ -43,7 +44,7 @@ def init_inputs() -> None:
         in_url = st.query_params.get(key)
         state = f"compare_{key}"
         if state not in st.session_state or (in_url is not None and in_url != st.session_state.get(f"_url_{state}")):
-            st.session_state[state] = (in_url or "")[:MAX_INPUT_CHARS]
+            st.session_state[state] = (in_url or "")[: input_limit()]
             st.session_state[f"_url_{state}"] = in_url
 
 
@@ -57,10 +58,11 @@ def read_input(pair_models: bool, example_model: str) -> tuple[str, str | None]:
     st.session_state._compare_seeded = True
     if pair_models:
         left, right = st.columns(2)
-        left.text_area("Premise", key="compare_text", height=90, max_chars=MAX_INPUT_CHARS)
-        right.text_area("Hypothesis", key="compare_pair", height=90, max_chars=MAX_INPUT_CHARS)
+        left.text_area("Premise", key="compare_text", height=90, max_chars=input_limit())
+        right.text_area("Hypothesis", key="compare_pair", height=90, max_chars=input_limit())
     else:
-        st.text_area("Text to compare on", key="compare_text", height=90, max_chars=MAX_INPUT_CHARS)
+        st.text_area("Text to compare on", key="compare_text", height=90, max_chars=input_limit())
+    input_limit_caption()
     text = st.session_state.compare_text
     pair = st.session_state.compare_pair if pair_models else None
     st.query_params["text"] = st.session_state._url_compare_text = text

@@ -137,3 +137,11 @@ def test_pin_each_side_from_compare(monkeypatch: pytest.MonkeyPatch, models_dir:
     pins = GalleryStore(f"sqlite:///{tmp_path / 'home' / 'gallery.sqlite3'}").list()
     assert [(p.model, p.note, p.text) for p in pins] == [("tiny-b", "model B's view", TEXT)]
     assert at.session_state["pin_B_pinned"]["id"] == pins[0].id and "pin_A_pinned" not in at.session_state
+
+
+def test_the_text_box_takes_the_character_limit_setting(monkeypatch: pytest.MonkeyPatch, models_dir: Path) -> None:
+    monkeypatch.setenv("SELFEXPLAIN_MAX_CHARS", "150000")
+    at = open_compare(monkeypatch, models_dir)
+    assert not at.exception
+    assert at.text_area(key="compare_text").proto.max_chars == 150_000
+    assert any("Limit 150,000 characters" in c.value for c in at.caption)

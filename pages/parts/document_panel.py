@@ -20,7 +20,6 @@ from selfexplain.document import Document, WindowAttention
 from selfexplain.document_parts import PART_LEVELS, DocumentParts
 from selfexplain.errors import USER_ERRORS
 from selfexplain.explanation import Explanation
-from selfexplain.limits import DEFAULT_MAX_INPUT_CHARS, MAX_CHARS_VARIABLE, max_input_chars
 from selfexplain.pipeline import SelfExplainer
 from selfexplain.views.document import (
     document_highlight_html,
@@ -34,27 +33,6 @@ from selfexplain.views.highlight import escape_text
 from selfexplain.words import level_view
 
 LONG_TOKENS = 1_000  # longer texts are shown as a document (the shipped models' two windows hold 766)
-
-
-def input_limit() -> int:
-    """The character limit in force; the default when ``SELFEXPLAIN_MAX_CHARS`` is not a number
-    (:func:`input_limit_caption` says so on the page)."""
-    try:
-        return max_input_chars()
-    except USER_ERRORS:
-        return DEFAULT_MAX_INPUT_CHARS
-
-
-def input_limit_caption() -> int:
-    """A caption with the character limit under the text box; with a bad setting, an error that stops
-    the page (nothing can be explained until it is fixed). Returns the limit."""
-    try:
-        limit = max_input_chars()
-    except USER_ERRORS as err:
-        st.error(f"Cannot explain anything: {escape_text(str(err))}. Fix or unset it and restart the app.")
-        st.stop()
-    st.caption(f"Limit {limit:,} characters; set {MAX_CHARS_VARIABLE} to change it.")
-    return limit
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages.parts.document_panel import input_limit
+from pages.ui.input_limit import input_limit
 from selfexplain.attention import AGGREGATES
 from selfexplain.explanation import Explanation, Span
 from selfexplain.words import LEVELS
