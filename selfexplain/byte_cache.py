@@ -19,11 +19,11 @@ from typing import Generic, TypeVar
 import numpy as np
 
 V = TypeVar("V")
-DEFAULT_CACHE_MB = 512
+DEFAULT_CACHE_MB = 64  # ~90 short explanations with their attention maps; a rerun (a click) never recomputes
 
 
 def cache_budget_bytes() -> int:
-    """The app's cache budget: ``SELFEXPLAIN_CACHE_MB`` megabytes (default 512); a bad value falls back."""
+    """The app's cache budget: ``SELFEXPLAIN_CACHE_MB`` megabytes (default 64); a bad value falls back."""
     raw = os.environ.get("SELFEXPLAIN_CACHE_MB", "")
     try:
         megabytes = int(raw) if raw.strip() else DEFAULT_CACHE_MB

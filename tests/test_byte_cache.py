@@ -56,7 +56,7 @@ def test_many_threads_keep_the_books_straight() -> None:
     assert cache.bytes <= 1_000_000
 
 
-@pytest.mark.parametrize(("raw", "expected"), [("", 512), ("64", 64), ("junk", 512), ("0", 1)])
+@pytest.mark.parametrize(("raw", "expected"), [("", 64), ("256", 256), ("junk", 64), ("0", 1)])
 def test_budget_from_the_environment(monkeypatch: pytest.MonkeyPatch, raw: str, expected: int) -> None:
     monkeypatch.setenv("SELFEXPLAIN_CACHE_MB", raw)
     assert cache_budget_bytes() == expected * 2**20

@@ -30,7 +30,7 @@ def cached_explainer(directory: str) -> SelfExplainer:
 
 @st.cache_resource
 def results_cache() -> ByteCache[object]:
-    """Every session's results, in one cache bounded in bytes (``SELFEXPLAIN_CACHE_MB``, default 512):
+    """Every session's results, in one cache bounded in bytes (``SELFEXPLAIN_CACHE_MB``, default 64):
     a long text's explanation weighs what it holds, so memory stays bounded however long the inputs."""
     return ByteCache(cache_budget_bytes())
 
