@@ -29,7 +29,13 @@ def recipe(directory: Path) -> str:
     if config["head"] != "span":
         return f"{config['head']} pooling baseline"
     unit = config.get("span_unit", "piece")  # folders from before span units are piece-level
-    return f"{config.get('normaliser', 'softmax')}, lambda {config['lambda_']:g}, {unit} spans"
+    text = f"{config.get('normaliser', 'softmax')}, lambda {config['lambda_']:g}, {unit} spans"
+    metrics = directory.parent / "metrics.json"  # the training options of a sweep run
+    options = json.loads(metrics.read_text())["options"] if metrics.is_file() else {}
+    for key, name in (("complement_weight", "complement"), ("sufficiency_weight", "sufficiency")):
+        if options.get(key):
+            text += f", {name} {options[key]:g}"
+    return text
 
 
 def main() -> None:
