@@ -22,7 +22,6 @@ VARIANTS=(
   "sparsemax-l1-t10 span --normaliser sparsemax --lambda 1 --anneal-temperature 10"
   "sparsemax-l1-t10-c1 span --normaliser sparsemax --lambda 1 --anneal-temperature 10 --complement-weight 1"
   "sparsemax-l1-t10-s1 span --normaliser sparsemax --lambda 1 --anneal-temperature 10 --sufficiency-weight 1"
-  "sparsemax-l1-t10-c1-s1 span --normaliser sparsemax --lambda 1 --anneal-temperature 10 --complement-weight 1 --sufficiency-weight 1"
 )
 for variant in "${VARIANTS[@]}"; do
   set -- $variant
