@@ -184,9 +184,7 @@ def attention_figure(matrix: np.ndarray, tokens: list[str] | tuple[str, ...], ti
             colorscale=ATTENTION_SCALE,
             colorbar={"title": "attention"},
             hovertemplate="%{text}<br>%{z:.4f}<extra></extra>",
-            xgap=1,
-            ygap=1,
-        )
+        )  # no cell gaps: a full square map reads without them, and draws faster
     )
     _token_axes(fig, axis, tokens, "attended to (key)", "attending (query)")
     return apply_layout(fig, title, _square_side(len(tokens)), labelled=True)
