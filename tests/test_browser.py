@@ -45,11 +45,22 @@ def open_page(browser, url: str, dialogs: list[str]):
 
 
 def explain(page, text: str) -> None:
+    """Type ``text``, run it and wait until the page shows *its* explanation. The first-open example is
+    already explained, so its grid and an idle page are there before this run even starts: wait for the
+    link to carry the new text (the app writes it during the run) and the highlight to show it."""
     box = page.locator("textarea").first
     box.fill(text)
     box.press("Control+Enter")
-    page.wait_for_selector("text=Self-explaining alpha", timeout=90_000)
+    page.wait_for_function(
+        "t => decodeURIComponent(location.search.replace(/\\+/g, ' ')).includes(t)", arg=text[:40], timeout=90_000
+    )
     page.wait_for_selector(DONE, timeout=90_000)
+    page.wait_for_function(
+        "t => (document.querySelector('.selfexplain-highlight') || {}).innerText?.includes(t)",
+        arg=text[:20],
+        timeout=90_000,
+    )
+    page.wait_for_selector("text=Self-explaining alpha", timeout=90_000)
 
 
 def test_type_click_highlight_download(browser, app_url: str) -> None:
@@ -118,12 +129,19 @@ def test_edit_a_span_see_what_moved_and_undo(browser, app_url: str) -> None:
     explain(page, original)
     grid = page.locator(".js-plotly-plot").filter(has_text="Self-explaining alpha")
     # the top span's cell: a sparse alpha leaves most spans at 0, and deleting one of those moves nothing
-    top = grid.evaluate(
-        "el => Array.from(el._fullData.find(t => t.name === 'spans').customdata, row => Number(row[3])).indexOf(1)"
-    )
-    assert top >= 0
-    grid.locator(".scatterlayer .point").nth(top).click(force=True)
-    page.wait_for_selector("text=Selected: rank 1", timeout=60_000)
+    top_cell = "el => Array.from(el._fullData.find(t => t.name === 'spans').customdata, r => Number(r[3])).indexOf(1)"
+    for _ in range(3):  # plotly may redraw the grid once more after the run; a click then is lost
+        drawn = "e => e._fullData?.some(t => t.name === 'spans')"
+        page.wait_for_function(f"() => [...document.querySelectorAll('.js-plotly-plot')].some({drawn})")
+        top = grid.evaluate(top_cell)
+        assert top >= 0
+        grid.locator(".scatterlayer .point").nth(top).click(force=True)
+        try:
+            page.wait_for_selector("text=Selected: rank 1", timeout=20_000)
+            break
+        except sync_api.TimeoutError:
+            continue
+    page.wait_for_selector("text=Selected: rank 1", timeout=1_000)
     page.wait_for_selector(DONE, timeout=60_000)
     page.get_by_role("button", name="Delete selected span").click()
     page.wait_for_selector("text=How the edit moved alpha", timeout=90_000)
