@@ -21,25 +21,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
 
 from selfexplain.inputs import EncodedBatch
 from selfexplain.model import ModelOutput, SelfExplainingModel
-
-
-@dataclass(frozen=True)
-class Objectives:
-    """Weights of the auxiliary terms (0 switches a term off)."""
-
-    complement: float = 0.0
-    sufficiency: float = 0.0
-
-    @property
-    def active(self) -> bool:
-        return self.complement > 0 or self.sufficiency > 0
 
 
 def complement_loss(model: SelfExplainingModel, output: ModelOutput) -> torch.Tensor:
