@@ -24,7 +24,7 @@ from selfexplain.cli_support import (
     read_model_examples,
 )
 from selfexplain.errors import USER_ERRORS
-from selfexplain.limits import max_chars_setting
+from selfexplain.limits import max_chars_setting, read_limited_text
 from selfexplain.malloc_tuning import fix_mmap_threshold
 
 if TYPE_CHECKING:  # the document and data modules load numpy: keep them off the start-up
@@ -258,10 +258,11 @@ def run_explain(args: argparse.Namespace) -> int:
         raise InvalidInputError("give the text to explain, - for standard input, or --file PATH (one of them)")
     if args.top_k < 0:
         raise InvalidInputError("--top-k must be 0 (every span) or more")
-    if args.file is not None:
-        text = read_utf8(args.file.read_bytes(), str(args.file))
+    if args.file is not None:  # bounded reads: at most the character limit plus one chunk
+        with args.file.open("rb") as handle:
+            text = read_limited_text(handle, str(args.file))
     elif args.text == "-":
-        text = read_utf8(sys.stdin.buffer.read(), "standard input")
+        text = read_limited_text(sys.stdin.buffer, "standard input")
     else:
         text = args.text
     explainer = load_model(args.model)
@@ -327,16 +328,6 @@ def package_version() -> str:
         return version("selfexplain")
     except PackageNotFoundError:
         return "unknown (not installed)"
-
-
-def read_utf8(data: bytes, where: str) -> str:
-    """Text from UTF-8 bytes (a BOM is dropped); a clear error otherwise."""
-    from selfexplain.errors import InvalidInputError
-
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise InvalidInputError(f"{where} is not UTF-8 text (byte {err.start})") from None
 
 
 def undecodable_argument(argv: Sequence[str]) -> int | None:

@@ -6,15 +6,22 @@ its own process, so worker processes see it too). Every reader goes through
 :func:`max_input_chars`. The span limit scales with it (:func:`max_spans`), so raising the
 character limit never leaves a text refused for its span count alone.
 
+Text read from a file or a stream (``explain --file``, ``explain -``) goes through
+:func:`read_limited_text`: it reads chunk by chunk and stops one chunk past the limit, so memory stays
+small whatever the input (``/dev/zero``, gigabytes on standard input) and such an input is refused
+in a fraction of a second.
+
 Imports nothing but :mod:`selfexplain.errors`, so the command line can check the flag
 before torch is loaded.
 """
 
 from __future__ import annotations
 
+import codecs
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import BinaryIO
 
 from selfexplain.errors import InvalidInputError
 
@@ -25,6 +32,7 @@ DEFAULT_MAX_INPUT_CHARS = 100_000
 # character holds any text of English words at the default stride; the span arrays then stay a few
 # hundred MB (int64 ends and float32 scores) at the default limit.
 SPANS_PER_CHAR = 200
+READ_CHUNK_BYTES = 1 << 16  # bounded reads hold at most the limit plus one chunk
 DENSE_MAX_TOKENS = 8_192  # a dense [T, T] Explanation above this would hold over 300 MB of alpha and mask
 
 
@@ -72,3 +80,33 @@ def max_chars_setting(value: str | int | None) -> Iterator[None]:
             os.environ.pop(MAX_CHARS_VARIABLE, None)
         else:
             os.environ[MAX_CHARS_VARIABLE] = saved
+
+
+def read_limited_text(handle: BinaryIO, where: str, limit: int | None = None) -> str:
+    """The UTF-8 text of ``handle`` (a byte-order mark is dropped), read :data:`READ_CHUNK_BYTES` at a
+    time. Raises :class:`InvalidInputError` naming ``where`` once more than ``limit`` characters (default
+    :func:`max_input_chars`) have been read, without reading further, or for bytes that are not UTF-8
+    (with their offset in the stream)."""
+    limit = max_input_chars() if limit is None else limit
+    decoder = codecs.getincrementaldecoder("utf-8-sig")()
+    parts: list[str] = []
+    count = offset = 0
+    while True:
+        chunk = handle.read(READ_CHUNK_BYTES)
+        pending, first = decoder.getstate()
+        try:
+            text = decoder.decode(chunk, final=not chunk)
+        except UnicodeDecodeError as err:
+            bom = 3 if first and (pending + chunk).startswith(codecs.BOM_UTF8) else 0
+            position = offset - len(pending) + bom + err.start
+            raise InvalidInputError(f"{where} is not UTF-8 text (byte {position})") from None
+        offset += len(chunk)
+        count += len(text)
+        if count > limit:
+            raise InvalidInputError(
+                f"{where} holds more than {limit:,} characters, the limit ({limit_hint()} to raise it); "
+                "it was not read further"
+            )
+        parts.append(text)
+        if not chunk:
+            return "".join(parts)
