@@ -10,6 +10,8 @@ most 120 x 120 cells (one part).
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 import streamlit as st
 
@@ -29,6 +31,7 @@ from selfexplain.views.document import (
     top_spans_table,
 )
 from selfexplain.views.figures import MAX_GRID_UNITS, grid_view, probability_figure, span_grid_figure
+from selfexplain.views.evidence import weight_sentence
 from selfexplain.views.highlight import escape_text
 from selfexplain.words import level_view
 
@@ -72,6 +75,22 @@ def on_overview_select() -> None:
         st.session_state.doc_part = int(np.ravel(points[0]["customdata"])[0])
 
 
+def chosen_part(document: Document, parts: DocumentParts) -> int:
+    """The part to open: the one chosen for this document and level while it is a whole number in range;
+    otherwise (another text, model or level, or anything else in ``doc_part``) the part most alpha reaches.
+
+    ``doc_part`` is the part box's state. A browser that still shows an earlier text's box sends back that
+    box's option *label*; Streamlit, finding no such option, hands the page the label string itself."""
+    digest = hashlib.sha256(document.text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    owner = f"{document.model_name}|{digest}|{parts.level}"
+    value = st.session_state.get("doc_part")
+    in_range = isinstance(value, int | np.integer) and not isinstance(value, bool) and 0 <= value < len(parts)
+    if st.session_state.get("doc_part_owner") != owner or not in_range:
+        st.session_state.doc_part = int(np.argmax(parts.touching))
+        st.session_state.doc_part_owner = owner
+    return int(st.session_state.doc_part)
+
+
 def render_document(document: Document, directory: str) -> None:
     """Prediction, the overview of the parts' alpha mass, the top spans and one part up close."""
     head, bars = st.columns([1, 2])
@@ -89,10 +108,7 @@ def render_document(document: Document, directory: str) -> None:
         st.session_state.doc_level = "paragraph" if len(paragraphs) > 1 else "sentence"
     level = st.segmented_control("Parts", PART_LEVELS, key="doc_level") or "sentence"
     parts = document.parts(level)
-    if st.session_state.get("doc_part_level") != level or st.session_state.get("doc_part", 0) >= len(parts):
-        st.session_state.doc_part = int(np.argmax(parts.touching))  # open the part most alpha reaches
-        st.session_state.doc_part_level = level
-    chosen = int(st.session_state.doc_part)
+    chosen = chosen_part(document, parts)
     st.plotly_chart(
         parts_overview_figure(document, parts, chosen),
         on_select=on_overview_select,
@@ -107,8 +123,19 @@ def render_document(document: Document, directory: str) -> None:
     )
 
     st.subheader("Top spans")
-    k = st.slider("Spans to show", 1, 20, 5, key="doc_top_k")
-    spans = [span for span in document.top_spans(k) if span.alpha > 0]
+    evidence = document.evidence_spans(20)  # a span with alpha 0 is never shown, ranked or counted
+    sentence = weight_sentence(evidence, document.num_evidence, document.num_spans)
+    if sentence:
+        st.markdown(sentence)
+    most = len(evidence)  # the slider offers no more spans than carry weight
+    if most >= 2:
+        k = st.slider(
+            "Spans to show", 1, most, min(5, most), key=f"doc_top_k_{most}",
+            help=f"{document.num_evidence:,} spans carry weight (alpha above 0)",
+        )  # fmt: skip
+    else:
+        k = most
+    spans = evidence[:k]
     st.dataframe(
         top_spans_table(document, parts, k),
         hide_index=True,

@@ -1,0 +1,52 @@
+"""The Explain page's document view across several long texts in one session (issue 24, attack row 5)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers import make_explainer
+from streamlit.testing.v1 import AppTest
+
+from selfexplain.checkpoint import save_model
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+@pytest.fixture(scope="module")
+def doc_model(tiny_encoder: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    explainer = make_explainer(tiny_encoder, seed=3, window_stride=64)
+    directory = tmp_path_factory.mktemp("doc-panel") / "tiny-doc"
+    save_model(explainer.model, explainer.tokenizer, directory)
+    return directory
+
+
+def document_text(topic: str, paragraphs: int) -> str:
+    """Over 1,000 tokens of distinct sentences about ``topic`` (blank lines between paragraphs)."""
+    return "\n\n".join(
+        " ".join(f"The {topic}{p} part {s} was fine, but the {topic} cast{s} felt slow." for s in range(5))
+        for p in range(paragraphs)
+    )
+
+
+def test_three_long_texts_in_one_session_open_without_an_error(doc_model: Path) -> None:
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.run()
+    at.selectbox(key="model_choice").set_value("Other folder…").run()
+    at.text_input(key="model_path").input(str(doc_model)).run()
+    first_labels: list[str] = []
+    for topic, paragraphs in (("plot", 16), ("music", 18), ("set", 15)):
+        if topic == "set":
+            # The browser kept the part box's option label from the first text (the box's id did not change)
+            # and sends it back; read with the second text's options it is no option, so Streamlit hands the
+            # label string itself to the page as st.session_state.doc_part.
+            box = at.selectbox(key="doc_part")
+            box.options = first_labels
+            box.set_value(first_labels[2])
+        at.text_area(key="text").input(document_text(topic, paragraphs)).run()
+        first_labels = first_labels or list(at.selectbox(key="doc_part").options)
+        assert not at.exception, at.exception
+        assert not at.error
+        chosen = at.session_state["doc_part"]
+        assert isinstance(chosen, int) and 0 <= chosen < paragraphs
+        assert any(": tokens" in caption.value and caption.value.startswith("P") for caption in at.caption)
