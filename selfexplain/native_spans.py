@@ -9,7 +9,8 @@ loop; the backward pass recomputes it once and accumulates every gradient in tha
 Memory grows with the number of slots (the logits), not with ``S x H``.
 
 The library is compiled on first use with the system C compiler (``cc`` or ``$CC``,
-about a second) and cached under ``~/.cache/selfexplain`` (``$SELFEXPLAIN_CACHE``).
+about a second) and cached under ``~/.cache/selfexplain`` (``$SELFEXPLAIN_CACHE``); it is checked
+against the checksum recorded at build time before it is loaded (:mod:`selfexplain.native_cache`).
 ``load_model`` switches it on (:meth:`selfexplain.model.SelfExplainingModel.set_fused`; a bare
 ``SpanLayer`` stays eager); it is used only for float32 CPU tensors and switched off everywhere
 by ``SELFEXPLAIN_FUSED=0``. If it cannot be built, the eager code runs after one warning:
@@ -20,18 +21,13 @@ results never depend on it. Its tanh is a rational approximation (max abs error 
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import os
-import platform
-import shutil
-import stat
-import subprocess
-import tempfile
 import warnings
 from pathlib import Path
 
 import torch
 
+from selfexplain.native_cache import load_library
 from selfexplain.streaming_softmax import merge_chunks
 
 SOURCE = Path(__file__).parent / "native" / "sic_kernels.c"
@@ -57,36 +53,10 @@ def fusion_allowed() -> bool:
     return os.environ.get("SELFEXPLAIN_FUSED", "1") != "0" and _failure is None
 
 
-def _cpu_name() -> str:
-    """The CPU's model and instruction-set flags: a library built with -march=native for one CPU
-    must never be loaded on another (a home folder shared between machines)."""
-    try:
-        lines = Path("/proc/cpuinfo").read_text().splitlines()
-    except OSError:
-        return f"{platform.machine()} {platform.processor()}"
-    model = next((line for line in lines if line.startswith("model name")), "")
-    flags = next((line for line in lines if line.startswith(("flags", "Features"))), "")
-    return f"{platform.machine()} {model} {flags}"
-
-
 def _build() -> ctypes.CDLL:
-    compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
-    if compiler is None:
-        raise RuntimeError("no C compiler found (set CC)")
-    source = SOURCE.read_bytes()
-    flags = " ".join(COMPILE_FLAGS + LINK_FLAGS).encode()
-    key = hashlib.sha256(b"\0".join([source, flags, compiler.encode(), _cpu_name().encode()]))
-    root = Path(os.environ.get("SELFEXPLAIN_CACHE") or Path.home() / ".cache" / "selfexplain") / "native"
-    target = root / f"sic_kernels-{key.hexdigest()[:16]}.so"
-    _private_folder(root.parent)
-    _private_folder(root)
-    if not _trusted_library(target):
-        _compile(compiler, root, target)
-    try:
-        library = ctypes.CDLL(str(target))
-    except OSError:  # a truncated or corrupt file of ours: build it again, once
-        _compile(compiler, root, target)
-        library = ctypes.CDLL(str(target))
+    """The kernels' library, built or rebuilt as needed and verified before it is loaded
+    (:func:`selfexplain.native_cache.load_library`), with its functions' signatures declared."""
+    library = load_library(SOURCE, COMPILE_FLAGS, LINK_FLAGS)
     i64, ptr, f32 = ctypes.c_int64, ctypes.c_void_p, ctypes.c_float
     library.sic_forward.argtypes = [ptr] * 2 + [f32] + [ptr] * 3 + [i64] * 5 + [ptr] * 3 + [ctypes.c_int]
     library.sic_backward.argtypes = [ptr] * 9 + [i64] * 4 + [ptr] * 3 + [ctypes.c_int]
@@ -94,51 +64,6 @@ def _build() -> ctypes.CDLL:
     for name in ("sic_forward", "sic_backward", "tanh_values"):
         getattr(library, name).restype = None
     return library
-
-
-def _private_folder(folder: Path) -> None:
-    """Create ``folder`` as 0700, or check that it is a real folder owned by this user that nobody
-    else can write to; anything else raises (a planted library would run as this user)."""
-    if not folder.exists() and not folder.is_symlink():
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        os.chmod(folder, 0o700)  # mkdir's mode is reduced by the umask, never widened; make it exact
-    info = os.lstat(folder)
-    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
-        raise RuntimeError(f"{folder} is not a plain folder; the kernel cache must be one")
-    if info.st_uid != os.getuid() or info.st_mode & 0o022:
-        raise RuntimeError(
-            f"{folder} is owned by another user or writable by others; the kernel cache must be private "
-            "(chmod 700, or point SELFEXPLAIN_CACHE at a folder of your own)"
-        )
-
-
-def _trusted_library(target: Path) -> bool:
-    """True for a non-empty regular file owned by this user and writable by nobody else. A missing or
-    empty file of ours is rebuilt (False); a file planted by someone else, or a link, raises."""
-    try:
-        info = os.lstat(target)
-    except FileNotFoundError:
-        return False
-    if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid():
-        raise RuntimeError(f"{target} is not a library this user built; remove it")
-    if info.st_mode & 0o022:
-        raise RuntimeError(f"{target} is writable by other users; remove it")
-    return info.st_size > 0
-
-
-def _compile(compiler: str, root: Path, target: Path) -> None:
-    """Compile into a private scratch folder and rename into place (atomic for concurrent processes)."""
-    with tempfile.TemporaryDirectory(dir=root) as scratch:
-        built, objects = Path(scratch) / target.name, Path(scratch) / "sic_kernels.o"
-        for command in (
-            [compiler, *COMPILE_FLAGS, "-c", str(SOURCE), "-o", str(objects)],
-            [compiler, *LINK_FLAGS, str(objects), "-o", str(built), "-lm"],
-        ):
-            result = subprocess.run(command, capture_output=True, text=True)
-            if result.returncode != 0:
-                raise RuntimeError(f"{compiler} failed: {result.stderr.strip().splitlines()[-1:]}")
-        os.chmod(built, 0o700)
-        os.replace(built, target)
 
 
 def native_library() -> ctypes.CDLL | None:
