@@ -77,7 +77,10 @@ def show_sharpness(rows: list[dict]) -> None:
         "Does the model decide from a few spans? Largest alpha and top-3 mass (higher = sharper); whether the "
         "prediction survives alpha made uniform (lower = alpha matters more) or reading only the top span (higher "
         "= the top span carries the decision); Spearman with the position prior (lower = less 'tokens in the "
-        "middle'); top-5 spans that cut a word in pieces."
+        "middle'); top-5 spans that cut a word in pieces. For sparse alpha: the top span's length in words, how "
+        "many spans get any alpha, whether deleting the top span's words moves the prediction more than deleting "
+        "as many words elsewhere, and whether taking the top span out of alpha flips the decision. 'Inputs' is how "
+        "many inputs a measure applies to; a note marks the measures that are automatic when alpha has one span."
     )
     st.dataframe(pd.DataFrame(sharpness.summary_rows(sharpness.summarise(rows))), hide_index=True)
 

@@ -96,11 +96,40 @@ def token_f1(predicted: np.ndarray, truth: np.ndarray) -> float:
     return _f1(hits / predicted.sum(), hits / truth.sum())
 
 
+def spans_mask(spans: np.ndarray, size: int) -> np.ndarray:
+    """``[size]`` bool: the tokens of the inclusive ``spans`` ``[K, 2]``."""
+    covered = np.zeros(size, dtype=bool)
+    for i, j in spans:
+        covered[i : j + 1] = True
+    return covered
+
+
+def rationale_fraction(truths: Sequence[np.ndarray]) -> float:
+    """The mean human rationale share of the documents that have one (each ``[T]`` bool); the hard
+    rationale of a document of ``T`` tokens covers ``max(1, round(fraction * T))`` tokens."""
+    shares = [truth.mean() for truth in truths if truth.any()]
+    if not shares:
+        raise ValueError("no document has a human rationale")
+    return float(np.mean(shares))
+
+
+def alpha_token_f1s(explanations: Sequence[Explanation], rationales: Sequence[Sequence[tuple[int, int]]]) -> np.ndarray:
+    """``[E]``: each document's ``token_f1`` of alpha's hard rationale, exactly as :func:`plausibility`
+    computes it (its mean over the documents is ``plausibility(...)["alpha"]["token_f1"]``); NaN for a
+    document without a human rationale."""
+    truths = [human_token_mask(e, r) for e, r in zip(explanations, rationales)]
+    fraction = rationale_fraction(truths)
+    scores = np.full(len(truths), np.nan)
+    for index, (explanation, truth) in enumerate(zip(explanations, truths)):
+        if truth.any():
+            spans = hard_spans(explanation, max(1, round(fraction * truth.size)))
+            scores[index] = token_f1(spans_mask(spans, truth.size), truth)
+    return scores
+
+
 def score_document(scores: np.ndarray, spans: np.ndarray, truth: np.ndarray) -> DocumentScores:
     """All three metrics for one document's soft ``scores`` ``[T]`` and hard ``spans`` ``[K, 2]``."""
-    predicted = np.zeros(truth.size, dtype=bool)
-    for i, j in spans:
-        predicted[i : j + 1] = True
+    predicted = spans_mask(spans, truth.size)
     return DocumentScores(
         average_precision(scores, truth), token_f1(predicted, truth), iou_f1(spans, token_runs(truth))
     )
@@ -137,10 +166,8 @@ def plausibility(
     ``token_scores`` adds token explainers (name -> ``[T]`` scores per document, on the same
     tokens as the explanations): their hard rationale is the top ``k`` tokens."""
     truths = [human_token_mask(e, r) for e, r in zip(explanations, rationales)]
+    fraction = rationale_fraction(truths)
     kept = [index for index, truth in enumerate(truths) if truth.any()]
-    if not kept:
-        raise ValueError("no document has a human rationale")
-    fraction = float(np.mean([truths[i].mean() for i in kept]))
     rng = np.random.default_rng(seed)
     rows: dict[str, list[DocumentScores]] = {"alpha": [], **{name: [] for name in token_scores or {}}, "random": []}
     for index in kept:

@@ -50,6 +50,17 @@ def _word_of_chars(text: str, offsets: np.ndarray) -> np.ndarray:
     return np.searchsorted(word_starts, offsets[:, 0], side="right") - 1
 
 
+def phrase_label(index: PhraseIndex, text: str, offsets: np.ndarray, first: int, last: int) -> int | None:
+    """The label of the treebank phrase of ``text`` made of exactly the (space-separated) words that
+    tokens ``first .. last`` touch (``offsets`` ``[T, 2]`` the tokens' characters); None when the
+    sentence is not in ``index`` or those words are no phrase of its tree."""
+    phrases = index.get(sentence_key(text.split()))
+    if phrases is None:
+        return None
+    words = _word_of_chars(text, offsets)
+    return phrases.get((int(words[first]), int(words[last])))
+
+
 def phrase_hits(rows: Sequence[dict], index: PhraseIndex, seed: int = 0) -> pd.DataFrame:
     """One row per explainer (plus ``random``): ``strong`` and ``polar`` hit rates and ``examples``."""
     rng = np.random.default_rng(seed)

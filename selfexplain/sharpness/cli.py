@@ -3,43 +3,120 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from selfexplain.cli_support import LABELLED_DATA_HELP, add_data_columns, add_fused_option, read_model_examples
+
+if TYPE_CHECKING:
+    from selfexplain.data import Example
+    from selfexplain.plausibility.rationales import Review
 
 
 def add_command(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "sharpness", help="how sharp and decisive alpha is: max alpha, top-3 mass, uniform and top-1 agreement"
+        "sharpness",
+        help="how sharp and decisive alpha is: max alpha, top-3 mass, uniform and top-1 agreement, top-span "
+        "deletion against random deletions, top span out of alpha, agreement with SST phrases and rationales",
     )
     parser.add_argument("--model", default=None, help="shipped model name or model folder")
-    parser.add_argument("--data", required=True, help=f"data file: {LABELLED_DATA_HELP}")
+    parser.add_argument(
+        "--data",
+        required=True,
+        help=f"data file: {LABELLED_DATA_HELP}; a JSONL file whose rows carry 'rationales' ([[start, end], ...]) "
+        "adds rationale_token_f1, an SST tree file adds sst_phrase_agreement",
+    )
     parser.add_argument("--out", required=True, type=Path, help="output folder (sharpness.csv, sharpness.md)")
     parser.add_argument("--limit", type=int, default=None, help="use the first N examples")
     parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument(
+        "--trees",
+        type=Path,
+        default=None,
+        help="SST tree file of the same sentences (e.g. ../shared/data/sst_trees/test.txt) for sst_phrase_agreement; "
+        "default: the --data file itself when it holds SST trees",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random deletions (deletion_beats_random)")
+    parser.add_argument("--draws", type=int, default=5, help="random deletions per input (deletion_beats_random)")
     parser.add_argument("--no-progress", action="store_true")
     add_data_columns(parser)
     add_fused_option(parser)
     parser.set_defaults(handler=run_sharpness)
 
 
+def holds_trees(path: Path) -> bool:
+    """True when ``path`` is a ``.txt`` file whose first non-blank line is an SST tree ``(LABEL ...``."""
+    from selfexplain.formats.text import detect_format, text_lines
+
+    if not path.is_file() or detect_format(path.name) != "txt":
+        return False
+    for _, line in text_lines(path):
+        if line.strip():
+            stripped = line.lstrip()
+            return stripped.startswith("(") and stripped[1:2].isdigit()
+    return False
+
+
+def carries_rationales(path: Path) -> bool:
+    """True when ``path`` is a JSONL file whose first row has a ``rationales`` field."""
+    from selfexplain.formats.records import Records
+    from selfexplain.formats.text import detect_format
+
+    return path.is_file() and detect_format(path.name) == "jsonl" and "rationales" in Records(path, txt=None).columns()
+
+
+def aligned_rationales(examples: Sequence[Example], reviews: Sequence[Review]) -> list[list[tuple[int, int]]]:
+    """Each example's rationale spans, in characters of its (stripped) text; a :class:`DataError` when
+    the two readings of the file disagree."""
+    from selfexplain.data import DataError
+
+    if len(reviews) < len(examples):
+        raise DataError(f"{len(reviews)} rows with rationales for {len(examples)} examples")
+    spans = []
+    for number, (example, review) in enumerate(zip(examples, reviews), start=1):
+        shift = len(review.text) - len(review.text.lstrip())
+        if review.text.strip() != example.text:
+            raise DataError(f"row {number}: the rationale row's text is not the example's text")
+        spans.append([(a - shift, b - shift) for a, b in review.rationales])
+    return spans
+
+
 def run_sharpness(args: argparse.Namespace) -> int:
     import pandas as pd
 
+    from selfexplain.data import DataError
     from selfexplain.errors import InvalidInputError
     from selfexplain.pipeline import load_model
     from selfexplain.sharpness.measures import markdown_summary, summarise
-    from selfexplain.sharpness.run import measure_examples
+    from selfexplain.sharpness.run import SharpnessOptions, measure_examples
 
     if args.limit is not None and args.limit < 1:
         raise InvalidInputError("--limit must be at least 1")
     if args.batch_size < 1:
         raise InvalidInputError("--batch-size must be at least 1")
+    if args.draws < 1 or args.seed < 0:
+        raise InvalidInputError("--draws must be at least 1 and --seed at least 0")
+    data = Path(args.data) if not str(args.data).startswith("hf:") else None
+    trees = args.trees if args.trees is not None else data if data is not None and holds_trees(data) else None
+    phrases = None
+    if trees is not None:  # read first: a bad tree file must not cost a long run
+        from selfexplain.plausibility.sst_phrases import phrase_index
+
+        if not trees.is_file():
+            raise DataError(f"{trees}: no such file")
+        phrases = phrase_index(trees)
     model = load_model(args.model, fused=not args.no_fused)
     examples = read_model_examples(args, args.data, model.config.label_names)[: args.limit]
     if not examples:
         raise InvalidInputError(f"{args.data} holds no examples")
-    rows = measure_examples(model, examples, args.batch_size, progress=not args.no_progress)
+    rationales = None
+    if data is not None and carries_rationales(data):
+        from selfexplain.plausibility.rationales import read_rationale_jsonl
+
+        rationales = aligned_rationales(examples, read_rationale_jsonl(data, model.config.label_names))
+    options = SharpnessOptions(seed=args.seed, draws=args.draws, phrases=phrases, rationales=rationales)
+    rows = measure_examples(model, examples, args.batch_size, progress=not args.no_progress, options=options)
     args.out.mkdir(parents=True, exist_ok=True)
     pd.DataFrame(rows).to_csv(args.out / "sharpness.csv", index=False)
     table = markdown_summary({model.name: summarise(rows)})

@@ -3,9 +3,14 @@
 Per input (pure functions of an :class:`~selfexplain.explanation.Explanation`): the largest
 alpha, the effective number of spans ``exp(H(alpha))``, the alpha mass of the top 3 spans,
 Spearman's correlation between each token's alpha mass and the position prior
-``(t + 1)(T - t)``, and the share of the top 5 spans that split a word. With the model:
-whether the prediction survives alpha replaced by the uniform distribution, and whether the
-model reading only its top-1 span's words predicts the same label.
+``(t + 1)(T - t)``, the share of the top 5 spans that split a word, and, for sparse alpha,
+the top span's length in words, the number of spans with alpha > 0 and (pairs) whether both
+texts hold one. With the model: whether the prediction survives alpha replaced by the uniform
+distribution, and whether the model reading only its top-1 span's words predicts the same label
+(:mod:`selfexplain.sharpness.measures_model` has the deletion and removal measures).
+
+The registry (:data:`MEASURES`) and the summaries are re-exported from
+:mod:`selfexplain.sharpness.registry` and :mod:`selfexplain.sharpness.summary`.
 """
 
 from __future__ import annotations
@@ -17,28 +22,12 @@ import numpy as np
 from scipy.stats import spearmanr
 
 from selfexplain.explanation import Explanation, Span, position_prior
-
-
-@dataclass(frozen=True)
-class Measure:
-    """A named summary number with its direction (``higher_is_better``) and the shipped target."""
-
-    key: str
-    label: str
-    higher_is_better: bool
-    target: str = ""
-
-
-MEASURES: tuple[Measure, ...] = (
-    Measure("accuracy", "accuracy", True),
-    Measure("max_alpha", "mean largest alpha", True, ">= 0.30"),
-    Measure("effective_spans", "effective number of spans exp(H)", False),
-    Measure("top3_mass", "alpha mass of the top 3 spans", True, ">= 0.60"),
-    Measure("uniform_agreement", "prediction kept with uniform alpha", False, "<= 0.70"),
-    Measure("top1_agreement", "prediction kept reading only the top-1 span", True, ">= 0.75"),
-    Measure("position_spearman", "Spearman(token alpha mass, position prior)", False, "<= 0.40"),
-    Measure("split_word_share", "top-5 spans that split a word", False, "0"),
-)
+from selfexplain.sharpness.registry import MEASURES as MEASURES
+from selfexplain.sharpness.registry import Measure as Measure
+from selfexplain.sharpness.summary import markdown_summary as markdown_summary
+from selfexplain.sharpness.summary import summarise as summarise
+from selfexplain.sharpness.summary import summary_rows as summary_rows
+from selfexplain.words import word_of_token
 
 
 def span_alphas(explanation: Explanation) -> np.ndarray:
@@ -84,6 +73,72 @@ def split_word_share(explanation: Explanation, k: int = 5) -> float:
     return float(np.mean([splits_word(explanation, s) for s in spans])) if spans else float("nan")
 
 
+def positive_top_span(explanation: Explanation) -> Span | None:
+    """The highest-alpha span (ties by position) when its alpha is > 0, else None: only spans
+    with alpha > 0 count as top spans."""
+    weights = span_alphas(explanation)
+    return explanation.top_spans(1)[0] if weights.size and weights[0] > 0 else None
+
+
+@dataclass(frozen=True)
+class Words:
+    """The explanation's ``W`` word units (:func:`selfexplain.words.word_of_token`: the model's own
+    words for a word-level model, whitespace words otherwise): ``of_token`` ``[T]`` the word of each
+    token; ``segment``, ``start_char``, ``end_char`` ``[W]`` each word's text (0/1) and characters."""
+
+    of_token: np.ndarray
+    segment: np.ndarray
+    start_char: np.ndarray
+    end_char: np.ndarray
+
+    @property
+    def count(self) -> int:
+        return int(self.segment.size)
+
+
+def words_of(explanation: Explanation) -> Words:
+    """The :class:`Words` of ``explanation``."""
+    of_token = word_of_token(explanation)
+    count = int(of_token.max()) + 1 if of_token.size else 0
+    first = np.searchsorted(of_token, np.arange(count), side="left")
+    last = np.searchsorted(of_token, np.arange(count), side="right") - 1
+    tokens = explanation.tokens
+    return Words(
+        of_token,
+        np.array([tokens[i].segment for i in first.tolist()], dtype=np.int64),
+        np.array([tokens[i].start for i in first.tolist()], dtype=np.int64),
+        np.array([tokens[i].end for i in last.tolist()], dtype=np.int64),
+    )
+
+
+def span_words(words: Words, span: Span) -> tuple[int, int]:
+    """``(first, last)`` word (inclusive) that ``span``'s tokens touch."""
+    return int(words.of_token[span.start_token]), int(words.of_token[span.end_token])
+
+
+def top_span_words(explanation: Explanation) -> float:
+    """Words the top span (alpha > 0) touches; NaN when no span has alpha > 0."""
+    span = positive_top_span(explanation)
+    if span is None:
+        return float("nan")
+    first, last = span_words(words_of(explanation), span)
+    return float(last - first + 1)
+
+
+def nonzero_spans(explanation: Explanation) -> float:
+    """How many valid spans have alpha > 0 (every span under softmax)."""
+    return float(np.count_nonzero(span_alphas(explanation) > 0))
+
+
+def both_sides_share(explanation: Explanation) -> float:
+    """1.0 when both texts of a pair hold a span with alpha > 0, else 0.0; NaN for a single text."""
+    if explanation.pair is None:
+        return float("nan")
+    starts, _, weights = explanation.ranking
+    segments = np.array([t.segment for t in explanation.tokens], dtype=np.int64)[starts[weights > 0]]
+    return float(np.isin([0, 1], segments).all())
+
+
 def top_span_input(explanation: Explanation) -> tuple[str, str | None]:
     """The input reduced to the words of the top-1 span: its text replaces its segment; the other
     text of a pair is kept (a pair model needs both)."""
@@ -95,6 +150,7 @@ def top_span_input(explanation: Explanation) -> tuple[str, str | None]:
 
 def explanation_row(explanation: Explanation) -> dict[str, float]:
     """The model-free measures of one input."""
+    nonzero = nonzero_spans(explanation)
     return {
         "max_alpha": max_alpha(explanation),
         "effective_spans": effective_spans(explanation),
@@ -102,6 +158,10 @@ def explanation_row(explanation: Explanation) -> dict[str, float]:
         "position_spearman": position_spearman(explanation),
         "split_word_share": split_word_share(explanation),
         "num_spans": float(explanation.span_mask.sum()),
+        "top_span_words": top_span_words(explanation),
+        "nonzero_spans": nonzero,
+        "multi_span_share": float(nonzero >= 2),
+        "both_sides_share": both_sides_share(explanation),
     }
 
 
@@ -123,39 +183,4 @@ def decisiveness(
     return [
         {"uniform_agreement": float(u == e.predicted_index), "top1_agreement": float(t == e.predicted_index)}
         for e, u, t in zip(explanations, uniform.tolist(), top1.tolist())
-    ]
-
-
-def summarise(rows: Sequence[dict[str, float]]) -> dict[str, float]:
-    """Mean of each measure over the inputs (NaNs skipped) and the input count."""
-    summary: dict[str, float] = {"examples": float(len(rows))}
-    for measure in MEASURES:
-        values = np.array([r[measure.key] for r in rows if measure.key in r], dtype=np.float64)
-        if values.size:
-            summary[measure.key] = float(np.nanmean(values)) if np.isfinite(values).any() else float("nan")
-    return summary
-
-
-def markdown_summary(summaries: dict[str, dict[str, float]]) -> str:
-    """One row per model (or run), one column per measure, with each measure's direction."""
-    present = [m for m in MEASURES if any(m.key in s for s in summaries.values())]
-    header = "| model | n | " + " | ".join(f"{m.label} {'↑' if m.higher_is_better else '↓'}" for m in present) + " |"
-    lines = [header, "|---|---:|" + "---:|" * len(present)]
-    for name, summary in summaries.items():
-        cells = [f"{summary[m.key]:.3f}" if m.key in summary else "" for m in present]
-        lines.append(f"| {name} | {int(summary['examples'])} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
-
-
-def summary_rows(summary: dict[str, float]) -> list[dict[str, str | float]]:
-    """One row per measure present in ``summary``: its label, value, direction and shipped target."""
-    return [
-        {
-            "measure": m.label,
-            "value": round(summary[m.key], 4),
-            "better": "higher" if m.higher_is_better else "lower",
-            "target": m.target,
-        }
-        for m in MEASURES
-        if m.key in summary
     ]
