@@ -22,9 +22,10 @@ import pytest
 import sqlalchemy as sa
 
 from selfexplain.errors import GalleryDatabaseError, GalleryImportError, PinNotFoundError
+from selfexplain.gallery.location import database_url, switch_to_wal
 from selfexplain.gallery.records import STORED_SPANS, stored_explanation, validate_record
 from selfexplain.gallery.schema import LATEST, migrate
-from selfexplain.gallery.store import GalleryStore, _switch_to_wal, database_url
+from selfexplain.gallery.store import GalleryStore
 from selfexplain.gallery.transfer import read_pins
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -179,8 +180,10 @@ def test_version_1_database_is_migrated(db_url: str, explanation) -> None:
     store = GalleryStore(db_url)
     assert store.schema_before == 1
     with store.engine.connect() as connection:
-        assert connection.execute(sa.text("SELECT version FROM schema_version")).scalar() == LATEST == 2
-        assert "ix_pins_created_at" in {i["name"] for i in sa.inspect(connection).get_indexes("pins")}
+        assert connection.execute(sa.text("SELECT version FROM schema_version")).scalar() == LATEST == 3
+        indexes = {i["name"] for i in sa.inspect(connection).get_indexes("pins")}
+        assert {"ix_pins_created_id", "ix_pins_model", "ix_pins_label"} <= indexes
+        assert "ix_pins_created_at" not in indexes
     old = store.get("old1")
     assert old.label == explanation.label and old.note == "from v1" and old.created.year == 2024
     assert [p.id for p in store.list(label=explanation.label)] == ["old1"]
@@ -222,7 +225,7 @@ def test_switch_to_wal_waits_out_a_lock_that_fails_at_once(tmp_path: Path) -> No
     release.start()
     other = sqlite3.connect(path, isolation_level=None, timeout=0)
     started = time.monotonic()
-    _switch_to_wal(other.cursor())
+    switch_to_wal(other.cursor())
     assert time.monotonic() - started >= 0.25
     assert other.execute("PRAGMA journal_mode").fetchone() == ("wal",)
     release.join()

@@ -7,8 +7,17 @@ Imports stay inside the handlers so ``selfexplain --help`` loads neither SQLAlch
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
+import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from selfexplain.gallery.records import PinSummary
+
+PAGE = 50
 
 
 def add_command(subparsers: argparse._SubParsersAction) -> None:
@@ -23,8 +32,12 @@ def add_command(subparsers: argparse._SubParsersAction) -> None:
     add.add_argument("--model", default=None, help="shipped model name or model folder (default sst5-minilm)")
     add.add_argument("--note", default="", help="a note kept with the pin")
     add.set_defaults(handler=run_add)
-    listing = actions.add_parser("list", help="every pin, newest first")
+    listing = actions.add_parser("list", help="pins, newest first, a page at a time")
     listing.add_argument("--search", default="", help="only pins whose text, pair, note, model or label contains this")
+    listing.add_argument("--model", default=None, help="only pins of this model")
+    listing.add_argument("--label", default=None, help="only pins with this predicted label")
+    listing.add_argument("--limit", type=int, default=PAGE, help=f"pins per page (default {PAGE}; 0 lists all)")
+    listing.add_argument("--after", default=None, metavar="ID", help="the page after this pin (printed at the end)")
     listing.add_argument("--json", action="store_true", help="one JSON array of pins (without explanations)")
     listing.set_defaults(handler=run_list)
     show = actions.add_parser("show", help="one pin: prediction, top spans, note")
@@ -64,19 +77,41 @@ def run_add(args: argparse.Namespace) -> int:
     return 0
 
 
+def _listed(args: argparse.Namespace) -> Iterator[PinSummary]:
+    """The pins asked for, a page at a time; ``--limit 0`` walks every page. Says on stderr how to go on."""
+    from selfexplain.errors import InvalidInputError
+
+    if args.limit < 0:
+        raise InvalidInputError("--limit must be 0 (every pin) or more")
+    store, after = _store(), args.after
+    while True:
+        pins, after = store.page(args.search, args.model, args.label, limit=args.limit or 500, after=after)
+        yield from pins
+        if after is None:
+            return
+        if args.limit:
+            print(f"more pins: selfexplain gallery list --after {after} (with the same filters)", file=sys.stderr)
+            return
+
+
 def run_list(args: argparse.Namespace) -> int:
-    pins = _store().list(search=args.search)
-    if args.json:
-        print(json.dumps([pin.to_dict() for pin in pins], ensure_ascii=False))
+    if args.json:  # one array, written pin by pin once the first page has been read (errors come first)
+        pins = _listed(args)
+        first = next(pins, None)
+        print("[", end="")
+        for n, pin in enumerate(itertools.chain([first], pins) if first is not None else ()):
+            print((", " if n else "") + json.dumps(pin.to_dict(), ensure_ascii=False), end="")
+        print("]")
         return 0
-    if not pins:
-        print("no pins")
-        return 0
-    for pin in pins:
+    listed = 0
+    for pin in _listed(args):
         when = pin.created.strftime("%Y-%m-%d %H:%M")
         note = f"  [{_one_line(pin.note, 30)}]" if pin.note else ""
         print(f"{pin.id}  {when}  {_one_line(pin.model, 20):<20}  {_one_line(pin.label, 14):<14}  "
               f"{_one_line(pin.text, 60)}{note}")  # fmt: skip
+        listed += 1
+    if not listed:
+        print("no pins")
     return 0
 
 
@@ -112,9 +147,10 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_import(args: argparse.Namespace) -> int:
-    from selfexplain.gallery.transfer import read_pins
+    from selfexplain.gallery.transfer import check_pins, open_pins
 
-    pins = read_pins(args.file)  # a bad file is reported before the database is opened
-    added, skipped = _store().import_pins(pins)
+    with open_pins(args.file) as handle:
+        check_pins(handle, str(args.file))  # a bad file is reported before the database is opened
+        added, skipped = _store().import_stream(handle, str(args.file), checked=True)
     print(f"imported {added} pin(s) from {args.file}" + (f"; {skipped} already present" if skipped else ""))
     return 0

@@ -7,7 +7,10 @@ on PostgreSQL), so two processes opening a new database at once cannot both migr
 migration that fails leaves the database at its old version.
 
 Versions: 1 created ``pins`` (id, created_at, model, text, pair, note, explanation as JSON text);
-2 added the ``label`` column (filled from each stored explanation) and an index on ``created_at``.
+2 added the ``label`` column (filled from each stored explanation) and an index on ``created_at``;
+3 replaced that index by one on ``(created_at, id)``, the key of the store's keyset pagination (a
+page or an export batch is an index range, not a scan), and indexed ``model`` and ``label`` (the
+page's filters list their distinct values from the index).
 """
 
 from __future__ import annotations
@@ -28,13 +31,14 @@ PINS = sa.Table(
     "pins",
     metadata,
     sa.Column("id", sa.String(32), primary_key=True),
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, index=True),
-    sa.Column("model", sa.String(500), nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("model", sa.String(500), nullable=False, index=True),
     sa.Column("text", sa.Text, nullable=False),
     sa.Column("pair", sa.Text, nullable=True),
     sa.Column("note", sa.Text, nullable=False),
-    sa.Column("label", sa.String(200), nullable=False),
+    sa.Column("label", sa.String(200), nullable=False, index=True),
     sa.Column("explanation", sa.Text, nullable=False),
+    sa.Index("ix_pins_created_id", "created_at", "id"),
 )
 
 ADVISORY_LOCK_KEY = 0x5E1FE8A1  # PostgreSQL: serialises migrations of one database across processes
@@ -68,7 +72,20 @@ def _v2_label_and_time_index(connection: sa.Connection) -> None:
     connection.execute(sa.text("CREATE INDEX ix_pins_created_at ON pins (created_at)"))
 
 
-MIGRATIONS: list[Callable[[sa.Connection], None]] = [_v1_create_pins, _v2_label_and_time_index]
+def _v3_keyset_and_filter_indexes(connection: sa.Connection) -> None:
+    """Version 3: the ``(created_at, id)`` index for keyset pages (replacing the one on ``created_at``),
+    and indexes on ``model`` and ``label``."""
+    connection.execute(sa.text("DROP INDEX ix_pins_created_at"))
+    connection.execute(sa.text("CREATE INDEX ix_pins_created_id ON pins (created_at, id)"))
+    connection.execute(sa.text("CREATE INDEX ix_pins_model ON pins (model)"))
+    connection.execute(sa.text("CREATE INDEX ix_pins_label ON pins (label)"))
+
+
+MIGRATIONS: list[Callable[[sa.Connection], None]] = [
+    _v1_create_pins,
+    _v2_label_and_time_index,
+    _v3_keyset_and_filter_indexes,
+]
 LATEST = len(MIGRATIONS)
 
 

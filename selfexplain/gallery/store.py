@@ -1,92 +1,47 @@
-"""Where pins live: :class:`GalleryStore` over one SQLAlchemy database.
+"""Where pins live: :class:`GalleryStore` over one SQLAlchemy database (see
+:mod:`selfexplain.gallery.location` for where that is and the SQLite settings).
 
-The database is ``$SELFEXPLAIN_DB_URL`` (any SQLAlchemy URL, e.g. ``postgresql+psycopg://user@host/db``)
-or, by default, the SQLite file ``$SELFEXPLAIN_HOME/gallery.sqlite3`` (``SELFEXPLAIN_HOME`` defaults to
-``$XDG_DATA_HOME/selfexplain``, i.e. ``~/.local/share/selfexplain``; the folder is created mode 0700).
+Each add is one transaction, so a process killed mid-write leaves the last committed state. The schema
+is migrated on open (:mod:`selfexplain.gallery.schema`).
 
-SQLite runs in WAL mode with a 30 s busy timeout and every write transaction starts with
-``BEGIN IMMEDIATE``, so concurrent writers queue instead of failing; each add is one transaction, so a
-process killed mid-write leaves the last committed state. The schema is migrated on open
-(:mod:`selfexplain.gallery.schema`).
+**At scale.** Listing is keyset-paginated: :meth:`GalleryStore.page` returns ``limit`` pins after a given
+pin (newest first) through the ``(created_at, id)`` index, so a page costs the same on the first page
+and the thousandth. An export streams the stored rows oldest first in keyset batches and writes each
+line from the stored JSON as is (no parse, no Pin objects): linear time, memory of one batch. An import
+is validated line by line in a first pass and added in batches inside one transaction in a second
+(:mod:`selfexplain.gallery.transfer`). A pin read back for showing (:meth:`GalleryStore.get`) passes the
+pin schema again: a damaged row is an error naming the pin, never a half-trusted pin.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import random
 import secrets
-import sqlite3
-import time
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
+from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import sqlalchemy as sa
-from sqlalchemy import event
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 
-from selfexplain.errors import GalleryDatabaseError, PinNotFoundError
-from selfexplain.gallery.records import ID_PATTERN, Pin, PinSummary, stored_explanation, utc, validate_record
+from selfexplain.errors import GalleryDatabaseError, GalleryImportError, PinNotFoundError
+from selfexplain.gallery.location import BUSY_TIMEOUT_S, database_url, sqlite_setup
+from selfexplain.gallery.records import (
+    ID_PATTERN,
+    DamagedPinError,
+    Pin,
+    PinSummary,
+    stored_explanation,
+    utc,
+    validate_record,
+)
 from selfexplain.gallery.schema import PINS, migrate
-from selfexplain.gallery.transfer import read_pins, write_pins
+from selfexplain.gallery.transfer import check_pins, open_pins, scan_pins, write_lines
 
-BUSY_TIMEOUT_S = 30
-DB_FILE = "gallery.sqlite3"
-
-
-def gallery_home() -> Path:
-    """``$SELFEXPLAIN_HOME``, else ``$XDG_DATA_HOME/selfexplain``, else ``~/.local/share/selfexplain``."""
-    explicit = os.environ.get("SELFEXPLAIN_HOME")
-    if explicit:
-        return Path(explicit).expanduser()
-    data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(data_home).expanduser() / "selfexplain"
-
-
-def database_url() -> str:
-    """``$SELFEXPLAIN_DB_URL``, else the SQLite file in :func:`gallery_home` (its folder made 0700)."""
-    explicit = os.environ.get("SELFEXPLAIN_DB_URL", "").strip()
-    if explicit:
-        return explicit
-    home = gallery_home()
-    if not home.is_dir():
-        home.mkdir(parents=True, mode=0o700)
-        home.chmod(0o700)  # mkdir's mode is filtered by the umask
-    return f"sqlite:///{home / DB_FILE}"
-
-
-def _switch_to_wal(cursor: Any) -> None:
-    """``PRAGMA journal_mode = WAL``, retried while the file is locked: processes converting a new
-    database at the same moment can deadlock in rollback mode, and SQLite then answers "database is
-    locked" at once instead of waiting. A database that cannot use WAL (in memory) keeps its mode."""
-    deadline = time.monotonic() + BUSY_TIMEOUT_S
-    while True:
-        try:
-            cursor.execute("PRAGMA journal_mode = WAL")
-            return
-        except sqlite3.OperationalError as err:
-            if "locked" not in str(err) or time.monotonic() > deadline:
-                raise
-        time.sleep(random.uniform(0.005, 0.05))
-
-
-def _sqlite_setup(engine: sa.Engine) -> None:
-    """WAL, a busy timeout, and transactions begun by us: ``BEGIN IMMEDIATE`` for writes."""
-
-    @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
-        dbapi_connection.isolation_level = None  # the driver emits no BEGIN of its own; _on_begin does
-        cursor = dbapi_connection.cursor()
-        cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_S * 1000}")
-        _switch_to_wal(cursor)
-        cursor.close()
-
-    @event.listens_for(engine, "begin")
-    def _on_begin(connection: sa.Connection) -> None:
-        write = connection.get_execution_options().get("gallery_write", False)
-        connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+BATCH = 500  # rows per keyset query and per insert
+SUMMARY = ("id", "created_at", "model", "text", "pair", "note", "label")
 
 
 def _first_line(err: BaseException) -> str:
@@ -109,7 +64,7 @@ class GalleryStore:
         except (ArgumentError, NoSuchModuleError, ImportError, ValueError) as err:
             raise GalleryDatabaseError(f"bad gallery database URL {raw!r}: {_first_line(err)}") from None
         if self.engine.dialect.name == "sqlite":
-            _sqlite_setup(self.engine)
+            sqlite_setup(self.engine)
         self.schema_before = self._guard(self._migrate)
 
     @property
@@ -168,10 +123,7 @@ class GalleryStore:
 
     # reading --------------------------------------------------------------------------------------
 
-    def list(self, search: str = "", model: str | None = None, label: str | None = None) -> list[PinSummary]:
-        """Pins, newest first; ``search`` matches text, pair, note, model or label (case-insensitive)."""
-        columns = [PINS.c[name] for name in ("id", "created_at", "model", "text", "pair", "note", "label")]
-        query = sa.select(*columns).order_by(PINS.c.created_at.desc(), PINS.c.id)
+    def _filtered(self, query: sa.Select, search: str, model: str | None, label: str | None) -> sa.Select:
         needle = search.strip().lower()
         if needle:
             fields = [sa.func.lower(sa.func.coalesce(PINS.c[name], "")) for name in ("text", "pair", "note")]
@@ -181,62 +133,93 @@ class GalleryStore:
             query = query.where(PINS.c.model == model)
         if label:
             query = query.where(PINS.c.label == label)
+        return query
 
-        def fetch() -> list[PinSummary]:
+    def _rows(self, query: sa.Select) -> list[Any]:
+        def fetch() -> list[Any]:
             with self.engine.connect() as connection:
-                return [_summary(row) for row in connection.execute(query)]
+                return list(connection.execute(query))
 
         return self._guard(fetch)
 
-    def get(self, pin_id: str) -> Pin:
-        """The pin with this id; PinNotFoundError otherwise."""
+    def _key(self, pin_id: str) -> tuple[datetime, str]:
+        """The ``(created_at, id)`` keyset position of a pin (as stored); PinNotFoundError if it is gone."""
         if not ID_PATTERN.fullmatch(pin_id or ""):
             raise PinNotFoundError(f"no pin with id {pin_id!r}")
+        rows = self._rows(sa.select(PINS.c.created_at, PINS.c.id).where(PINS.c.id == pin_id))
+        if not rows:
+            raise PinNotFoundError(f"no pin with id {pin_id!r} in the gallery (it may have been deleted)")
+        return rows[0].created_at, rows[0].id
 
-        def fetch() -> Any:
-            with self.engine.connect() as connection:
-                return connection.execute(sa.select(PINS).where(PINS.c.id == pin_id)).first()
+    def page(
+        self,
+        search: str = "",
+        model: str | None = None,
+        label: str | None = None,
+        limit: int = 50,
+        after: str | None = None,
+    ) -> tuple[list[PinSummary], str | None]:
+        """Up to ``limit`` pins, newest first, that come after the pin ``after`` (from the newest when None),
+        and the id to pass as ``after`` for the next page (None on the last). ``search`` matches text, pair,
+        note, model or label (case-insensitive)."""
+        columns = [PINS.c[name] for name in SUMMARY]
+        query = sa.select(*columns).order_by(PINS.c.created_at.desc(), PINS.c.id.desc())
+        query = self._filtered(query, search, model, label)
+        if after is not None:
+            query = query.where(sa.tuple_(PINS.c.created_at, PINS.c.id) < sa.tuple_(*self._key(after)))
+        rows = self._rows(query.limit(max(1, limit) + 1))
+        pins = [_summary(row) for row in rows[: max(1, limit)]]
+        return pins, (pins[-1].id if len(rows) > len(pins) else None)
 
-        row = self._guard(fetch)
-        if row is None:
+    def list(
+        self, search: str = "", model: str | None = None, label: str | None = None, limit: int | None = None
+    ) -> list[PinSummary]:
+        """Pins, newest first (the first ``limit`` of them, or all); see :meth:`page`."""
+        columns = [PINS.c[name] for name in SUMMARY]
+        query = sa.select(*columns).order_by(PINS.c.created_at.desc(), PINS.c.id.desc())
+        query = self._filtered(query, search, model, label)
+        return [_summary(row) for row in self._rows(query if limit is None else query.limit(limit))]
+
+    def get(self, pin_id: str) -> Pin:
+        """The pin with this id, checked against the pin schema; PinNotFoundError when there is none,
+        GalleryDatabaseError when its stored row is damaged."""
+        if not ID_PATTERN.fullmatch(pin_id or ""):
+            raise PinNotFoundError(f"no pin with id {pin_id!r}")
+        rows = self._rows(sa.select(PINS).where(PINS.c.id == pin_id))
+        if not rows:
             raise PinNotFoundError(f"no pin with id {pin_id!r} in the gallery")
-        return _pin(row)
+        return _pin(rows[0])
 
-    def count(self) -> int:
-        def fetch() -> int:
-            with self.engine.connect() as connection:
-                return int(connection.execute(sa.select(sa.func.count()).select_from(PINS)).scalar() or 0)
-
-        return self._guard(fetch)
+    def count(self, search: str = "", model: str | None = None, label: str | None = None) -> int:
+        query = self._filtered(sa.select(sa.func.count()).select_from(PINS), search, model, label)
+        return int(self._rows(query)[0][0] or 0)  # matching pins (all of them by default)
 
     def distinct(self, column: str) -> list[str]:
         """Sorted distinct values of ``model`` or ``label`` (the page's filters)."""
         if column not in ("model", "label"):
             raise ValueError(f"no filter on {column!r}")
+        return sorted(row[0] for row in self._rows(sa.select(PINS.c[column]).distinct()))
 
-        def fetch() -> list[str]:
-            with self.engine.connect() as connection:
-                return sorted(connection.execute(sa.select(PINS.c[column]).distinct()).scalars())
-
-        return self._guard(fetch)
-
-    def iter_pins(self, batch: int = 200) -> Iterator[Pin]:
-        """Every pin, oldest first, read ``batch`` at a time (an export never holds them all)."""
+    def _stored_rows(self, batch: int = BATCH) -> Iterator[Any]:
+        """Every stored row, oldest first, ``batch`` at a time (keyset over the ``(created_at, id)`` index)."""
         after: tuple[datetime, str] | None = None
         while True:
             query = sa.select(PINS).order_by(PINS.c.created_at, PINS.c.id).limit(batch)
             if after is not None:
                 query = query.where(sa.tuple_(PINS.c.created_at, PINS.c.id) > sa.tuple_(*after))
-
-            def fetch(query: sa.Select = query) -> list[Any]:
-                with self.engine.connect() as connection:
-                    return list(connection.execute(query))
-
-            rows = self._guard(fetch)
-            yield from (_pin(row) for row in rows)
+            rows = self._rows(query)
+            yield from rows
             if len(rows) < batch:
                 return
             after = (rows[-1].created_at, rows[-1].id)
+
+    def iter_pins(self, batch: int = BATCH) -> Iterator[Pin]:
+        """Every pin, oldest first, checked against the pin schema, read ``batch`` at a time."""
+        return (_pin(row) for row in self._stored_rows(batch))
+
+    def export_lines(self, batch: int = BATCH) -> Iterator[str]:
+        """The JSONL export, a line per pin, oldest first, each written from the stored row as is."""
+        return (_export_line(row) for row in self._stored_rows(batch))
 
     # changing -------------------------------------------------------------------------------------
 
@@ -251,30 +234,42 @@ class GalleryStore:
             raise PinNotFoundError(f"no pin with id {pin_id!r} in the gallery")
 
     def export_jsonl(self, path: Path) -> int:
-        """Write every pin to ``path`` as JSONL (atomically: a temporary file renamed into place)."""
-        return write_pins(self.iter_pins(), path)
+        """Write every pin to ``path`` as JSONL (streamed, atomically: a temporary file renamed into place)."""
+        return write_lines(self.export_lines(), path)
+
+    def _insert(self, connection: sa.Connection, pins: Iterable[Pin]) -> tuple[int, int]:
+        added = seen = 0
+        iterator = iter(pins)
+        while batch := [_row(pin) for pin in islice(iterator, BATCH)]:
+            ids = [row["id"] for row in batch]
+            present = set(connection.execute(sa.select(PINS.c.id).where(PINS.c.id.in_(ids))).scalars())
+            new = [row for row in batch if row["id"] not in present]
+            if new:
+                connection.execute(sa.insert(PINS), new)
+            added, seen = added + len(new), seen + len(batch)
+        return added, seen - added
 
     def import_pins(self, pins: Iterable[Pin]) -> tuple[int, int]:
-        """Add validated pins in one transaction; ids already present are skipped. Returns (added, skipped)."""
-        rows = [_row(pin) for pin in pins]
+        """Add validated pins in one transaction, ``BATCH`` at a time; ids already present are skipped.
+        Returns (added, skipped). An error raised by ``pins`` midway rolls everything back."""
 
         def insert() -> tuple[int, int]:
             with self._write() as connection, connection.begin():
-                ids = [row["id"] for row in rows]
-                present: set[str] = set()
-                for start in range(0, len(ids), 500):  # bounded IN lists
-                    chunk = ids[start : start + 500]
-                    present.update(connection.execute(sa.select(PINS.c.id).where(PINS.c.id.in_(chunk))).scalars())
-                new = [row for row in rows if row["id"] not in present]
-                if new:
-                    connection.execute(sa.insert(PINS), new)
-                return len(new), len(rows) - len(new)
+                return self._insert(connection, pins)
 
         return self._guard(insert)
 
+    def import_stream(self, handle: BinaryIO, source: str, checked: bool = False) -> tuple[int, int]:
+        """Import a seekable JSONL stream: every line validated first (unless ``checked`` says
+        :func:`~selfexplain.gallery.transfer.check_pins` has just done so), then all added or none."""
+        if not checked:
+            check_pins(handle, source)
+        return self.import_pins(scan_pins(handle, source))
+
     def import_jsonl(self, path: Path) -> tuple[int, int]:
         """Validate every line of a JSONL export, then add them all or none. Returns (added, skipped)."""
-        return self.import_pins(read_pins(path))
+        with open_pins(path) as handle:
+            return self.import_stream(handle, str(path))
 
 
 def _row(pin: Pin) -> dict[str, Any]:
@@ -287,5 +282,21 @@ def _summary(row: Any) -> PinSummary:
 
 
 def _pin(row: Any) -> Pin:
+    """A stored row as a Pin that passes the pin schema; GalleryDatabaseError names a damaged one."""
     summary = _summary(row)
-    return Pin(**summary.__dict__, explanation=json.loads(row.explanation))
+    try:
+        explanation = json.loads(row.explanation)
+        return validate_record({**summary.to_dict(), "explanation": explanation})
+    except (GalleryImportError, ValueError, RecursionError) as err:
+        raise DamagedPinError(
+            row.id, f"pin {row.id} in the gallery is damaged and cannot be shown ({_first_line(err)}); delete it"
+        ) from None
+
+
+def _export_line(row: Any) -> str:
+    """The export line of a stored row, from its stored JSON as is: ``{...summary, "explanation": ...}``."""
+    stored = row.explanation
+    if not (stored.startswith("{") and stored.endswith("}")) or "\n" in stored:
+        raise DamagedPinError(row.id, f"pin {row.id} in the gallery is damaged (its explanation is not a JSON object)")
+    head = json.dumps(_summary(row).to_dict(), ensure_ascii=False)
+    return f'{head[:-1]}, "explanation": {stored}}}\n'

@@ -1,0 +1,92 @@
+"""Where the gallery lives, and the SQLite settings every connection gets.
+
+The database is ``$SELFEXPLAIN_DB_URL`` (any SQLAlchemy URL, e.g. ``postgresql+psycopg://user@host/db``)
+or, by default, the SQLite file ``$SELFEXPLAIN_HOME/gallery.sqlite3`` (``SELFEXPLAIN_HOME`` defaults to
+``$XDG_DATA_HOME/selfexplain``, i.e. ``~/.local/share/selfexplain``).
+
+**A private gallery.** The default folder is created mode 0700; an existing one must be a real folder
+(not a link) owned by this user that neither group nor others can write to, as the kernel cache must
+(:func:`selfexplain.private_paths.private_folder`), or :class:`GalleryDatabaseError` says so. The database
+file is created 0600 (an existing one of ours is narrowed to 0600; SQLite gives its ``-wal`` and ``-shm``
+files the database's mode), so no other user can read the pins whatever the folder's mode.
+
+SQLite runs in WAL mode with a 30 s busy timeout and every write transaction starts with ``BEGIN
+IMMEDIATE``, so concurrent writers queue instead of failing.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy import event
+
+from selfexplain.errors import GalleryDatabaseError
+from selfexplain.private_paths import UnsafePathError, private_file, private_folder
+
+BUSY_TIMEOUT_S = 30
+DB_FILE = "gallery.sqlite3"
+HOME_HINT = "the gallery must be private: point SELFEXPLAIN_HOME at a folder of your own (or set SELFEXPLAIN_DB_URL)"
+
+
+def gallery_home() -> Path:
+    """``$SELFEXPLAIN_HOME``, else ``$XDG_DATA_HOME/selfexplain``, else ``~/.local/share/selfexplain``."""
+    explicit = os.environ.get("SELFEXPLAIN_HOME")
+    if explicit:
+        return Path(explicit).expanduser()
+    data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data_home).expanduser() / "selfexplain"
+
+
+def database_url() -> str:
+    """``$SELFEXPLAIN_DB_URL``, else the SQLite file in :func:`gallery_home`, its folder checked private
+    (created 0700) and the file created 0600; GalleryDatabaseError when the folder is not private."""
+    explicit = os.environ.get("SELFEXPLAIN_DB_URL", "").strip()
+    if explicit:
+        return explicit
+    home = gallery_home()
+    try:
+        private_folder(home, HOME_HINT)
+        private_file(home / DB_FILE, HOME_HINT)
+    except UnsafePathError as err:
+        raise GalleryDatabaseError(f"gallery folder: {err}") from None
+    except OSError as err:
+        raise GalleryDatabaseError(f"cannot create the gallery in {home}: {err.strerror or err}") from None
+    return f"sqlite:///{home / DB_FILE}"
+
+
+def switch_to_wal(cursor: Any) -> None:
+    """``PRAGMA journal_mode = WAL``, retried while the file is locked: processes converting a new
+    database at the same moment can deadlock in rollback mode, and SQLite then answers "database is
+    locked" at once instead of waiting. A database that cannot use WAL (in memory) keeps its mode."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as err:
+            if "locked" not in str(err) or time.monotonic() > deadline:
+                raise
+        time.sleep(random.uniform(0.005, 0.05))
+
+
+def sqlite_setup(engine: sa.Engine) -> None:
+    """WAL, a busy timeout, and transactions begun by us: ``BEGIN IMMEDIATE`` for writes."""
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # the driver emits no BEGIN of its own; _on_begin does
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_S * 1000}")
+        switch_to_wal(cursor)
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: sa.Connection) -> None:
+        write = connection.get_execution_options().get("gallery_write", False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
