@@ -12,7 +12,7 @@ def test_streamlit_config_limits_and_protections() -> None:
     config = tomllib.loads(CONFIG.read_text(encoding="utf-8"))
     assert config["server"]["enableXsrfProtection"] is True
     assert 0 < config["server"]["maxUploadSize"] <= 50
-    assert config["client"]["showErrorDetails"] is False
+    assert config["client"]["showErrorDetails"] == "none"  # `false` is Streamlit's "stacktrace": paths shown
     assert config["browser"]["gatherUsageStats"] is False
 
 
