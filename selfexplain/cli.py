@@ -121,7 +121,11 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("--file", type=Path, default=None, help="read the text from this UTF-8 file")
     explain.add_argument("--pair", default=None, help="second text (hypothesis) for pair models")
     explain.add_argument("--model", default=None, help="shipped model name or model folder")
-    explain.add_argument("--top-k", type=int, default=10, help="spans to list; 0 lists every valid span")
+    explain.add_argument(
+        "--top-k", type=int, default=10, metavar="K",
+        help="spans to list, best first, never one with alpha 0 (no weight, no rank); 0 lists every valid span "
+        "in the JSON, alpha-0 spans too (last, with rank 0)",
+    )  # fmt: skip
     explain.add_argument("--json", action="store_true", help="print the Explanation as JSON")
     explain.add_argument("--attentions", action="store_true", help="include attention maps in the JSON")
     add_max_chars_option(explain)
