@@ -21,10 +21,13 @@ from pages.parts.attention_panel import attention_figure_for, on_model_view_sele
 from pages.parts.document_panel import render_long_document
 from pages.parts.edit_panel import render_edit_panel
 from pages.parts.flip_panel import render_flip
+from pages.parts.pin_link import open_linked_pin
 from pages.parts.view_state import (
     apply_linked_span,
+    example_on_model_switch,
     init_inputs,
     init_view,
+    keep_top_k,
     remember,
     selected_span,
     use_example,
@@ -38,6 +41,7 @@ from pages.ui.loading import cached_explanation
 from pages.ui.navigation import sidebar_navigation
 from pages.ui.picker import model_picker
 from selfexplain.explanation import Explanation, Span
+from selfexplain.views.evidence import selected_caption, weight_sentence
 from selfexplain.views.figures import (
     MAX_GRID_UNITS,
     grid_view,
@@ -83,12 +87,13 @@ def on_table_select() -> None:
     rows = st.session_state.get("span_table", {}).get("selection", {}).get("rows", [])
     if rows:
         explanation = shown_explanation()
-        remember(explanation, explanation.top_spans(20)[rows[0]])
+        remember(explanation, explanation.evidence_spans(20)[rows[0]])  # the table lists these
 
 
 def explanation_json(explanation: Explanation) -> str:
-    """Every valid span as JSON: built only when the download is clicked (a long text has ~10^6 spans)."""
-    return json.dumps(explanation.to_dict(top_k=None), indent=1)
+    """Every span that carries weight (alpha above 0: every valid span for softmax alpha) as JSON: built
+    only when the download is clicked (a long text has ~10^6 spans)."""
+    return json.dumps(explanation.to_dict(top_k=explanation.num_evidence), indent=1)
 
 
 def explanation_report(explanation: Explanation, spans: list[Span], grid: Figure) -> str:
@@ -113,8 +118,11 @@ def presented(fig: Figure, present: bool) -> Figure:
 
 def main() -> None:
     sidebar_navigation()
+    pin_message = open_linked_pin()  # ?pin=ID: the pin's input and model, before the picker reads them
     explainer = model_picker()
     st.title("Why did the model decide that?")
+    if pin_message is not None:
+        pin_message()
     st.caption(
         "A self-explaining classifier (Sun et al., 2020) gives every span of the input a weight alpha; the "
         "classifier reads the alpha-weighted sum, so alpha *is* the explanation. Compare it with the encoder's "
@@ -163,10 +171,12 @@ def main() -> None:
 def render_inputs(model_name: str, pair_model: bool) -> tuple[str, str | None]:
     """The example picker and the text boxes; returns ``(text, pair)`` and keeps them in the URL."""
     examples = examples_for(model_name)
+    switched = example_on_model_switch(model_name, pair_model, examples)  # a model's own example on a switch
     st.session_state.examples = examples
-    if st.session_state.pop("_first_open", False) and examples:
+    if (st.session_state.pop("_first_open", False) or switched) and examples:
         first = next((e for e in examples if "but" in e["title"].lower()), examples[0])
         st.session_state.text, st.session_state.pair = first["text"], first.get("pair", "")
+        st.session_state.pop("selected_span", None)
     if examples:
         st.selectbox(
             "Examples",
@@ -209,15 +219,32 @@ def render(explanation: Explanation, present: bool = False) -> None:
     )
 
     st.subheader("What the model relied on")
-    st.session_state.setdefault("top_k", 5)
+    evidence = explanation.evidence_spans(20)  # a span with alpha 0 is never shown, ranked or counted
+    sentence = weight_sentence(evidence, explanation.num_evidence, int(explanation.span_mask.sum()))
+    if sentence:
+        st.markdown(sentence)
+    st.session_state.setdefault("top_k_wanted", 5)  # the span count asked for (kept in the link)
     st.session_state.setdefault("overlapping", False)
     st.session_state.setdefault("grid_level", "word" if explanation.span_unit == "word" else "token")
+    most = len(evidence)  # the slider offers no more spans than carry weight (at most 20)
+    k = min(int(st.session_state.top_k_wanted), most)
     if present:
-        k, overlapping = int(st.session_state.top_k), bool(st.session_state.overlapping)
+        overlapping = bool(st.session_state.overlapping)
         level = st.session_state.grid_level or "token"
     else:
         c1, c2, c3 = st.columns([2, 2, 3])
-        k = c1.slider("Spans to show", 1, 20, key="top_k")
+        if most >= 2:
+            st.session_state.top_k = k  # the wish, bounded by this input's spans; moving the slider sets the wish
+            k = c1.slider(
+                "Spans to show",
+                1,
+                most,
+                key="top_k",
+                on_change=keep_top_k,
+                help=f"{explanation.num_evidence:,} spans carry weight (alpha above 0)",
+            )
+        else:
+            c1.caption("One span carries weight." if most == 1 else "No span carries weight.")
         overlapping = c2.toggle("Allow overlapping spans", key="overlapping")
         level = (
             c3.segmented_control(
@@ -228,8 +255,7 @@ def render(explanation: Explanation, present: bool = False) -> None:
             )
             or "token"
         )
-    spans = explanation.top_spans(k) if overlapping else explanation.top_spans_non_overlapping(k)
-    spans = [span for span in spans if span.alpha > 0]  # a sparse alpha's zero spans are not highlighted
+    spans = evidence[:k] if overlapping else explanation.top_spans_non_overlapping(k)  # weighted spans only
     highlight_target = st.empty()
 
     grid_col, attn_col = st.columns(2, gap="large")
@@ -290,9 +316,8 @@ def render(explanation: Explanation, present: bool = False) -> None:
                 + " with the highest alpha, darker for more weight: what the classifier's decision was read from."
             )
         return
-    table = span_table(explanation, 20)
-    table = table[table["alpha"] > 0].reset_index(drop=True)  # ranked, so row i is still top_spans(20)[i]
-    zeros = int(explanation.span_mask.sum()) - len(table)
+    table = span_table(explanation, 20)  # row i is evidence_spans(20)[i]: spans with alpha 0 are not listed
+    zeros = int(explanation.span_mask.sum()) - explanation.num_evidence
     st.caption(
         f"Top {len(table)} spans by alpha — select a row to highlight it in the text."
         + (f" The other {zeros:,} spans have alpha 0 (this model's alpha is sparse)." if zeros > 0 else "")
@@ -309,7 +334,7 @@ def render(explanation: Explanation, present: bool = False) -> None:
     with highlight_target.container():
         st.html(highlight_html(explanation, spans, selection))
         if selection is not None:
-            st.caption(f"Selected: rank {selection.rank}, alpha {selection.alpha:.4f}")
+            st.caption(selected_caption(selection))
 
     render_edit_panel(explanation, st.session_state.model_directory, selection)
     render_flip(explanation)

@@ -20,7 +20,8 @@ from selfexplain.attention import aggregate_attention
 from selfexplain.compare import Comparison, Side, check_compatible, compare, default_partner, explain_side, fit_both
 from selfexplain.errors import USER_ERRORS
 from selfexplain.pipeline import available_models
-from selfexplain.views.compare import agreement_figure, axis_grid_figure, gradient_figure
+from selfexplain.views.compare import agreement_caption, agreement_figure, axis_grid_figure, gradient_figure
+from selfexplain.views.evidence import LISTED_PHRASES, weight_sentence
 from selfexplain.views.figures import MAX_GRID_UNITS, attention_figure, grid_view, probability_figure
 from selfexplain.views.highlight import escape_text, highlight_html
 
@@ -93,8 +94,13 @@ def render_side(side: Side, comparison: Comparison, letter: str, k: int, view: t
         figure = gradient_figure(comparison.axis, scores, f"{letter}: gradient x input per word")
         st.plotly_chart(figure, config=PLOT_CONFIG, key=f"gradient_{letter}", theme=None)
     else:
-        spans = [s for s in explanation.top_spans_non_overlapping(k) if s.alpha > 0]
+        spans = explanation.top_spans_non_overlapping(k)  # only spans that carry weight
         st.html(highlight_html(explanation, spans))
+        sentence = weight_sentence(
+            explanation.evidence_spans(LISTED_PHRASES), explanation.num_evidence, int(explanation.span_mask.sum())
+        )
+        if sentence:
+            st.caption(sentence)
         title = f"{letter}: alpha over word spans"
         figure = axis_grid_figure(comparison.axis, alpha, valid, comparison.zmax, title, view)
         st.plotly_chart(figure, config=PLOT_CONFIG, key=f"grid_{letter}", theme=None)
@@ -107,22 +113,6 @@ def render_side(side: Side, comparison: Comparison, letter: str, k: int, view: t
         st.plotly_chart(figure, config=PLOT_CONFIG, key=f"attention_{letter}", theme=None)
     else:
         st.info("This encoder returned no attention maps.")
-
-
-def agreement_caption(comparison: Comparison) -> str:
-    found = comparison.agreement
-    rho = "undefined (one ranking is constant)" if found.rho is None else f"{found.rho:.2f}"
-    if found.unit == "span":
-        what = f"the {found.count:,} common word spans valid for both models, ranked by each model's alpha"
-    else:
-        what = (
-            f"the {found.count:,} common words, ranked by each model's word score (alpha mass of the spans covering "
-            "the word; gradient x input for a baseline)"
-        )
-    return (
-        f"Each point is one of {what}; points on the dotted diagonal are ranked alike. Spearman rho = {rho}; "
-        f"{found.overlap} of the top {found.k} are in both models' top {found.k}."
-    )
 
 
 def main() -> None:
@@ -165,7 +155,7 @@ def main() -> None:
             "The input is longer than one encoder window of these models; both read only its first part "
             f"(up to “…{escape_text(text_in[-40:])}”)."
         )
-    comparison = compare(side_a, side_b, k=5)
+    comparison = compare(side_a, side_b)
     view = None
     if len(comparison.axis) > MAX_GRID_UNITS:
         start = st.slider("Grid viewport (first word)", 0, len(comparison.axis) - MAX_GRID_UNITS, 0, key="compare_view")
@@ -184,7 +174,7 @@ def main() -> None:
     st.subheader("Do the two models rank the input alike?")
     names = (side_a.explanation.model_name, side_b.explanation.model_name)
     st.plotly_chart(agreement_figure(comparison.agreement, comparison.axis, *names), config=PLOT_CONFIG, key="agree")
-    st.caption(agreement_caption(comparison))
+    st.caption(agreement_caption(comparison.agreement, comparison.axis, *names))
 
 
 main()

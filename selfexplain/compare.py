@@ -21,6 +21,8 @@ from selfexplain.explanation import Explanation
 from selfexplain.pipeline import SelfExplainer
 from selfexplain.words import WordView, group_view, word_view
 
+RBO_PERSISTENCE = 0.9  # rank-biased overlap: the first 10 ranks hold about 86% of the weight
+
 
 @dataclass(frozen=True, eq=False)
 class Side:
@@ -68,22 +70,32 @@ class WordAxis:
 
 @dataclass(frozen=True, eq=False)
 class RankAgreement:
-    """Two rankings of the same ``V`` items (common word spans ``starts .. ends``; for words
-    ``starts == ends``): average ranks ``[V]`` (1 = highest, ties share their mean rank),
-    Spearman's ``rho`` (None when a ranking is constant or ``V < 2``) and how many of each
-    model's top ``k`` items (by score, ties by position) are in the other's top ``k``."""
+    """How far two models agree on which items carry weight, with measures defined when scores tie at 0.
+
+    Only items with a score above 0 are ranked (alpha 0 is no evidence; for gradient x input, only words
+    that support the prediction). ``starts``/``ends`` ``[U]`` are the items ranked by either model
+    (common word spans; for words ``starts == ends``), ``ranks_a``/``ranks_b`` ``[U]`` their ranks
+    (1 = highest, ties by position; 0 = not ranked by that model). ``count`` items were compared in all,
+    ``nonzero_a``/``nonzero_b`` are ranked by each model and ``both`` by the two. ``jaccard`` is the
+    overlap of the two ranked sets (``both / U``) and ``rbo`` the rank-biased overlap of the two
+    rankings (Webber et al., 2010, extrapolated, persistence ``persistence``: the top ranks weigh most);
+    each is None when neither model ranks anything."""
 
     unit: str
     starts: np.ndarray
     ends: np.ndarray
     ranks_a: np.ndarray
     ranks_b: np.ndarray
-    rho: float | None
-    k: int
-    overlap: int
+    count: int
+    nonzero_a: int
+    nonzero_b: int
+    both: int
+    jaccard: float | None
+    rbo: float | None
+    persistence: float = RBO_PERSISTENCE
 
     @property
-    def count(self) -> int:
+    def union(self) -> int:
         return int(self.starts.shape[0])
 
 
@@ -216,37 +228,66 @@ def covering_mass(alpha: np.ndarray) -> np.ndarray:
     return np.diagonal(np.cumsum(from_right, axis=0)).copy()
 
 
-def average_ranks(scores: np.ndarray) -> np.ndarray:
-    """``[V]`` ranks by descending score, 1 = highest; tied scores share their mean rank."""
-    order = np.argsort(-scores, kind="stable")
-    ordered = scores[order]
-    new = np.ones(scores.size, dtype=bool)
-    new[1:] = ordered[1:] != ordered[:-1]
-    group = np.cumsum(new) - 1
-    first = np.flatnonzero(new)
-    sizes = np.diff(np.r_[first, scores.size])
-    ranks = np.empty(scores.size)
-    ranks[order] = (first + (sizes + 1) / 2.0)[group]
-    return ranks
+def evidence_order(scores: np.ndarray) -> np.ndarray:
+    """Positions of the items with a score above 0, best first (ties by position)."""
+    ranked = np.flatnonzero(scores > 0)
+    return ranked[np.argsort(-scores[ranked], kind="stable")]
 
 
-def spearman(ranks_a: np.ndarray, ranks_b: np.ndarray) -> float | None:
-    """Pearson correlation of two rank vectors ``[V]``; None when either is constant or ``V < 2``."""
-    if ranks_a.size < 2 or np.ptp(ranks_a) == 0 or np.ptp(ranks_b) == 0:
+def rank_biased_overlap(first: np.ndarray, second: np.ndarray, persistence: float = RBO_PERSISTENCE) -> float | None:
+    """Rank-biased overlap (Webber, Moffat and Zobel 2010) of two complete rankings of distinct items,
+    which may differ in length and need not hold the same items: the mean over depths ``d`` of the share
+    of the top ``d`` both rankings hold (``X_d / d``), depth ``d`` weighted ``persistence**d`` (the top
+    ranks weigh most), down to the longer ranking's end; past its end a shorter ranking counts whole.
+    The weights are normalised over those depths, so the same ranking scores 1 and no common item 0.
+    Unlike Webber's extrapolated RBO, a ranking that ends is taken as complete (its other items carry
+    no weight), not as the start of a longer one. None when both are empty; 0 when only one is."""
+    if first.size == 0 and second.size == 0:
         return None
-    return float(np.corrcoef(ranks_a, ranks_b)[0, 1])
+    if first.size == 0 or second.size == 0:
+        return 0.0
+    short, long = (first, second) if first.size <= second.size else (second, first)
+    depth_short = {int(item): d for d, item in enumerate(short.tolist(), start=1)}
+    seen = np.zeros(long.size + 1)  # seen[d]: common items first in both top-d lists at depth d
+    for d, item in enumerate(long.tolist(), start=1):
+        if int(item) in depth_short:
+            seen[max(d, depth_short[int(item)])] += 1
+    overlap = np.cumsum(seen)[1:]  # X_d for d = 1 .. len(long)
+    depths = np.arange(1, long.size + 1, dtype=np.float64)
+    weights = persistence**depths
+    return float((overlap / depths * weights).sum() / weights.sum())
 
 
 def rank_agreement(
-    scores_a: np.ndarray, scores_b: np.ndarray, starts: np.ndarray, ends: np.ndarray, unit: str, k: int = 5
+    scores_a: np.ndarray,
+    scores_b: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    unit: str,
+    persistence: float = RBO_PERSISTENCE,
 ) -> RankAgreement:
     """Agreement of two score vectors ``[V]`` over the same items (see :class:`RankAgreement`)."""
-    k = min(k, scores_a.size)
-    top_a = np.argsort(-scores_a, kind="stable")[:k]
-    top_b = np.argsort(-scores_b, kind="stable")[:k]
-    ranks_a, ranks_b = average_ranks(scores_a), average_ranks(scores_b)
-    overlap = int(np.intersect1d(top_a, top_b).size)
-    return RankAgreement(unit, starts, ends, ranks_a, ranks_b, spearman(ranks_a, ranks_b), k, overlap)
+    order_a, order_b = evidence_order(scores_a), evidence_order(scores_b)
+    ranks_a = np.zeros(scores_a.size, dtype=int)
+    ranks_b = np.zeros(scores_b.size, dtype=int)
+    ranks_a[order_a] = np.arange(1, order_a.size + 1)
+    ranks_b[order_b] = np.arange(1, order_b.size + 1)
+    either = np.flatnonzero((ranks_a > 0) | (ranks_b > 0))
+    both = int(((ranks_a > 0) & (ranks_b > 0)).sum())
+    return RankAgreement(
+        unit=unit,
+        starts=starts[either],
+        ends=ends[either],
+        ranks_a=ranks_a[either],
+        ranks_b=ranks_b[either],
+        count=int(scores_a.size),
+        nonzero_a=int(order_a.size),
+        nonzero_b=int(order_b.size),
+        both=both,
+        jaccard=both / either.size if either.size else None,
+        rbo=rank_biased_overlap(order_a, order_b, persistence),
+        persistence=persistence,
+    )
 
 
 def word_scores(side: Side, alpha: np.ndarray, axis: WordAxis) -> np.ndarray:
@@ -257,7 +298,7 @@ def word_scores(side: Side, alpha: np.ndarray, axis: WordAxis) -> np.ndarray:
     return covering_mass(alpha)
 
 
-def compare(a: Side, b: Side, k: int = 5) -> Comparison:
+def compare(a: Side, b: Side) -> Comparison:
     """Both sides on one word axis with one colour scale. Two span models are compared over the
     common word spans valid for both (alpha); otherwise over common words (alpha mass per word
     against gradient x input)."""
@@ -267,9 +308,9 @@ def compare(a: Side, b: Side, k: int = 5) -> Comparison:
     words_a, words_b = word_scores(a, alpha_a, axis), word_scores(b, alpha_b, axis)
     if not a.baseline and not b.baseline:
         starts, ends = np.nonzero(mask_a & mask_b)
-        agreement = rank_agreement(alpha_a[starts, ends], alpha_b[starts, ends], starts, ends, "span", k)
+        agreement = rank_agreement(alpha_a[starts, ends], alpha_b[starts, ends], starts, ends, "span")
     else:
         index = np.arange(len(axis))
-        agreement = rank_agreement(words_a, words_b, index, index, "word", k)
+        agreement = rank_agreement(words_a, words_b, index, index, "word")
     zmax = max(float(alpha_a.max(initial=0.0)), float(alpha_b.max(initial=0.0)))
     return Comparison(axis, alpha_a, mask_a, alpha_b, mask_b, words_a, words_b, zmax, agreement)

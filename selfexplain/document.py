@@ -58,10 +58,18 @@ class Document(Prediction):
             self._cache["chars"] = flat.reshape(-1, 2)
         return self._cache["chars"]
 
+    @property
+    def num_evidence(self) -> int:
+        """How many spans carry weight (alpha above 0), as :attr:`Explanation.num_evidence`."""
+        if "evidence" not in self._cache:
+            self._cache["evidence"] = int(np.count_nonzero(self.alpha > 0))
+        return self._cache["evidence"]
+
     def _span(self, index: int, rank: int) -> Span:
         i, j = int(self.starts[index]), int(self.ends[index])
         first, last = self.tokens[i].start, self.tokens[j].end
-        return Span(i, j, first, last, 0, self.text[first:last], float(self.alpha[index]), rank)
+        weight = float(self.alpha[index])
+        return Span(i, j, first, last, 0, self.text[first:last], weight, rank if weight > 0 else 0)
 
     def top_indices(self, k: int | None) -> np.ndarray:
         """Positions in the span arrays of the ``k`` highest-alpha spans (all when None), ranked by
@@ -81,6 +89,12 @@ class Document(Prediction):
     def top_spans(self, k: int | None = 10) -> list[Span]:
         """The ``k`` highest-alpha spans (all when None), as in :meth:`Explanation.top_spans`."""
         return [self._span(int(index), rank) for rank, index in enumerate(self.top_indices(k).tolist(), start=1)]
+
+    def evidence_spans(self, k: int | None = 10) -> list[Span]:
+        """The ``k`` highest-alpha spans that carry weight (all of them when None), as in
+        :meth:`Explanation.evidence_spans`: a span with alpha 0 is never listed as evidence."""
+        count = self.num_evidence if k is None else min(max(k, 0), self.num_evidence)
+        return self.top_spans(count)
 
     def _extents(self, level: PartLevel) -> DocumentParts:
         key = f"parts:{level}"
@@ -184,7 +198,8 @@ class Document(Prediction):
         )
 
     def to_dict(self, top_k: int | None = 10) -> dict[str, Any]:
-        """JSON-ready, with the keys of :meth:`Explanation.to_dict` for a windowed text."""
+        """JSON-ready, with the keys of :meth:`Explanation.to_dict` for a windowed text (``top_k`` spans
+        that carry weight; None: every valid span, alpha 0 included)."""
         return {
             "model": self.model_name,
             "text": self.text,
@@ -195,8 +210,9 @@ class Document(Prediction):
                 {"text": t.text, "start": t.start, "end": t.end, "segment": t.segment, "piece": t.piece}
                 for t in self.tokens
             ],
-            "spans": [s.to_dict() for s in self.top_spans(top_k)],
+            "spans": [s.to_dict() for s in (self.top_spans(None) if top_k is None else self.evidence_spans(top_k))],
             "num_valid_spans": self.num_spans,
+            "num_evidence_spans": self.num_evidence,
             "span_unit": self.span_unit,
             "windows": list(self.window_starts),
         }

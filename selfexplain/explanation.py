@@ -40,6 +40,19 @@ def disjoint_spans(
     return kept
 
 
+def evidence_ranks(alpha: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``[G, G]`` rank of each valid cell with alpha above 0 (1 = highest; ties by start, then end),
+    0 elsewhere: a span with alpha 0 (sparse maps give true zeros) carries no weight and has no rank.
+
+    The one ranking rule for every grid, table and hover (token, word or sentence level)."""
+    flat = np.where(mask & (alpha > 0), alpha, -np.inf).ravel()
+    count = int(np.isfinite(flat).sum())
+    order = np.argsort(-flat, kind="stable")[:count]  # row-major: ties by start, then end
+    ranks = np.zeros(flat.size, dtype=int)
+    ranks[order] = np.arange(1, count + 1)
+    return ranks.reshape(alpha.shape)
+
+
 def position_prior(segments: np.ndarray) -> np.ndarray:
     """``[T]`` for the tokens' segments ``[T]``: how many spans of its own text cover each token,
     ``(t + 1)(T_s - t)`` with ``t`` its index in segment ``s`` of ``T_s`` tokens (the token view of
@@ -63,7 +76,10 @@ class Token:
 
 @dataclass(frozen=True)
 class Span:
-    """Tokens ``start_token .. end_token`` (inclusive); characters ``start_char:end_char``."""
+    """Tokens ``start_token .. end_token`` (inclusive); characters ``start_char:end_char``.
+
+    ``rank``: 1 for the highest alpha; 0 for a span with alpha 0, which is not ranked (it carries no
+    weight: see :meth:`Explanation.evidence_spans`)."""
 
     start_token: int
     end_token: int
@@ -73,6 +89,11 @@ class Span:
     text: str
     alpha: float
     rank: int
+
+    @property
+    def ranked(self) -> bool:
+        """Whether the span carries weight (alpha above 0) and so has a rank."""
+        return self.rank > 0
 
     def overlaps(self, other: Span) -> bool:
         return self.start_token <= other.end_token and other.start_token <= self.end_token
@@ -154,13 +175,20 @@ class Explanation(Prediction):
         order = np.lexsort((ends, starts, -weights))
         return starts[order], ends[order], weights[order]
 
+    @cached_property
+    def num_evidence(self) -> int:
+        """How many valid spans carry weight (alpha above 0): all of them for softmax alpha, often a
+        handful for sparsemax or entmax alpha, whose other spans have alpha exactly 0."""
+        return int((self.ranking[2] > 0).sum())
+
     def _span(self, rank: int) -> Span:
         starts, ends, weights = self.ranking
         i, j = int(starts[rank]), int(ends[rank])
         first, last = self.tokens[i], self.tokens[j]
         source = self.segment_text(first.segment)
         text = source[first.start : last.end]
-        return Span(i, j, first.start, last.end, first.segment, text, float(weights[rank]), rank + 1)
+        weight = float(weights[rank])
+        return Span(i, j, first.start, last.end, first.segment, text, weight, rank + 1 if weight > 0 else 0)
 
     def span_at(self, start_token: int, end_token: int) -> Span | None:
         """The span ``start_token .. end_token`` with its rank, or None if it is not a valid span."""
@@ -170,18 +198,27 @@ class Explanation(Prediction):
 
     @property
     def spans(self) -> list[Span]:
-        """Every valid span, ranked by alpha."""
+        """Every valid span, ranked by alpha (those with alpha 0 last, by position, with rank 0)."""
         return self.top_spans(None)
 
     def top_spans(self, k: int | None = 10) -> list[Span]:
-        """The ``k`` highest-alpha spans (all when ``k`` is None)."""
-        count = len(self.ranking[0]) if k is None else min(k, len(self.ranking[0]))
+        """The ``k`` highest-alpha valid spans (all when ``k`` is None), alpha-0 spans included once the
+        weighted ones run out. What is shown or counted as evidence uses :meth:`evidence_spans`."""
+        count = len(self.ranking[0]) if k is None else min(max(k, 0), len(self.ranking[0]))
+        return [self._span(rank) for rank in range(count)]
+
+    def evidence_spans(self, k: int | None = 10) -> list[Span]:
+        """The ``k`` highest-alpha spans that carry weight (all of them when ``k`` is None): a span with
+        alpha 0 is never listed, highlighted, ranked or counted as evidence. For softmax alpha (no
+        exact zeros) this is :meth:`top_spans`."""
+        count = self.num_evidence if k is None else min(max(k, 0), self.num_evidence)
         return [self._span(rank) for rank in range(count)]
 
     def top_spans_non_overlapping(self, k: int = 5) -> list[Span]:
-        """Greedy: walk spans by alpha, keep those sharing no token with a kept span."""
+        """Greedy: walk the spans that carry weight by alpha, keep those sharing no token with a kept span."""
         starts, ends, _ = self.ranking
-        return [self._span(rank) for rank in disjoint_spans(starts, ends, self.num_tokens, count=k)]
+        count = self.num_evidence
+        return [self._span(rank) for rank in disjoint_spans(starts[:count], ends[:count], self.num_tokens, count=k)]
 
     def token_scores(self) -> np.ndarray:
         """``[T]``: alpha mass of the spans covering each token, ``sum_{i<=t<=j} alpha(i,j)``."""
@@ -205,7 +242,9 @@ class Explanation(Prediction):
         return show(self, path)
 
     def to_dict(self, top_k: int | None = 10, attentions: bool = False) -> dict[str, Any]:
-        """JSON-ready dict; ``top_k=None`` lists every valid span."""
+        """JSON-ready dict. ``spans``: the ``top_k`` highest-alpha spans that carry weight
+        (:meth:`evidence_spans`); ``top_k=None`` lists every valid span, those with alpha 0 too
+        (last, with rank 0). ``num_evidence_spans`` counts the spans with alpha above 0."""
         data: dict[str, Any] = {
             "model": self.model_name,
             "text": self.text,
@@ -216,8 +255,9 @@ class Explanation(Prediction):
                 {"text": t.text, "start": t.start, "end": t.end, "segment": t.segment, "piece": t.piece}
                 for t in self.tokens
             ],
-            "spans": [s.to_dict() for s in self.top_spans(top_k)],
+            "spans": [s.to_dict() for s in (self.spans if top_k is None else self.evidence_spans(top_k))],
             "num_valid_spans": int(self.span_mask.sum()),
+            "num_evidence_spans": self.num_evidence,
             "span_unit": self.span_unit,
         }
         if self.windows is not None:

@@ -7,7 +7,7 @@ from typing import Literal
 
 import numpy as np
 
-from selfexplain.explanation import Explanation, Span
+from selfexplain.explanation import Explanation, Span, evidence_ranks
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,7 @@ def group_span_at(
     explanation: Explanation, first_word: int, last_word: int, view: WordView | None = None
 ) -> Span | None:
     """Groups (words by default, or the groups of ``view``) ``first_word .. last_word`` as a
-    :class:`Span` carrying the group-level alpha and its rank among group spans (token indices
+    :class:`Span` carrying the group-level alpha and its rank among group spans (0 for alpha 0; token indices
     cover the groups' tokens), or None if no token span lies there."""
     view = view if view is not None else word_view(explanation)
     if not view.span_mask[first_word, last_word]:
@@ -110,6 +110,6 @@ def group_span_at(
     end = view.extents[last_word][2]
     tokens = np.flatnonzero((view.word_of_token >= first_word) & (view.word_of_token <= last_word))
     weight = float(view.alpha[first_word, last_word])
-    rank = int((view.alpha[view.span_mask] > weight).sum()) + 1
+    rank = int(evidence_ranks(view.alpha, view.span_mask)[first_word, last_word])  # the grid's rank; 0 for alpha 0
     text = explanation.segment_text(segment)[start:end]
     return Span(int(tokens[0]), int(tokens[-1]), start, end, segment, text, weight, rank)

@@ -14,7 +14,6 @@ from selfexplain.checkpoint import save_model
 from selfexplain.compare import (
     Side,
     alpha_on_axis,
-    average_ranks,
     check_compatible,
     common_axis,
     compare,
@@ -23,12 +22,12 @@ from selfexplain.compare import (
     explain_side,
     fit_both,
     rank_agreement,
-    spearman,
+    rank_biased_overlap,
 )
 from selfexplain.errors import InvalidInputError
 from selfexplain.explanation import Explanation, Token
 from selfexplain.pipeline import SelfExplainer
-from selfexplain.views.compare import agreement_figure, axis_grid_figure, gradient_figure
+from selfexplain.views.compare import agreement_caption, agreement_figure, axis_grid_figure, gradient_figure
 from selfexplain.views.style import HIGHLIGHT, PALETTE
 from selfexplain.words import word_view
 
@@ -59,14 +58,14 @@ def hand_made(words: list[tuple[int, int]], alpha: dict[tuple[int, int], float],
 
 def test_a_model_compared_with_itself_agrees_perfectly(models: dict[str, SelfExplainer]) -> None:
     side = explain_side(models["a"], TEXT)
-    result = compare(side, side, k=5)
+    result = compare(side, side)
     view = word_view(side.explanation)
     assert result.axis.labels == view.labels  # same tokenizer: the common words are the model's own words
     np.testing.assert_array_equal(result.alpha_a, result.alpha_b)
     np.testing.assert_allclose(result.alpha_a, view.alpha)
-    assert result.agreement.unit == "span" and result.agreement.rho == pytest.approx(1.0)
-    assert result.agreement.overlap == 5 and result.agreement.k == 5
-    assert result.agreement.count == int(view.span_mask.sum())
+    agreement = result.agreement
+    assert agreement.unit == "span" and agreement.rbo == pytest.approx(1.0) and agreement.jaccard == 1.0
+    assert agreement.count == int(view.span_mask.sum()) == agreement.nonzero_a == agreement.both  # softmax: all
     assert result.zmax == pytest.approx(float(view.alpha.max()))
 
 
@@ -76,7 +75,7 @@ def test_two_seeds_share_one_colour_scale(models: dict[str, SelfExplainer]) -> N
     assert result.zmax == max(result.alpha_a.max(), result.alpha_b.max())
     assert result.alpha_a.sum() == pytest.approx(1.0) and result.alpha_b.sum() == pytest.approx(1.0)
     np.testing.assert_array_equal(result.mask_a, result.mask_b)
-    assert result.agreement.rho is not None and -1.0 <= result.agreement.rho < 1.0
+    assert result.agreement.rbo is not None and 0.0 <= result.agreement.rbo < 1.0
     figures = [axis_grid_figure(result.axis, al, m, result.zmax, t) for al, m, t in
                ((result.alpha_a, result.mask_a, "A"), (result.alpha_b, result.mask_b, "B"))]  # fmt: skip
     assert {f.data[0].zmax for f in figures} == {result.zmax}
@@ -119,15 +118,36 @@ def test_pair_words_follow_the_premise(models: dict[str, SelfExplainer]) -> None
     assert axis.span_text(4, 5) == "An animal"
 
 
-def test_ranks_spearman_and_top_k() -> None:
-    np.testing.assert_allclose(average_ranks(np.array([3.0, 1.0, 3.0, 2.0])), [1.5, 4.0, 1.5, 3.0])
-    assert spearman(np.array([1.0, 2.0, 3.0]), np.array([3.0, 2.0, 1.0])) == pytest.approx(-1.0)
-    assert spearman(np.array([1.0, 1.0]), np.array([1.0, 2.0])) is None
-    index = np.arange(5)
-    found = rank_agreement(np.array([5.0, 4, 3, 2, 1]), np.array([4.0, 5, 1, 2, 3]), index, index, "word", k=2)
-    assert found.overlap == 2 and found.k == 2
-    assert found.rho == pytest.approx(0.5)  # ranks B: 2 1 5 4 3, so 1 - 6 * (1 + 1 + 4 + 0 + 4) / (5 * 24)
-    assert rank_agreement(np.array([1.0]), np.array([2.0]), index[:1], index[:1], "word", k=5).k == 1
+def test_rank_biased_overlap() -> None:
+    same = np.array([3, 1, 2])
+    assert rank_biased_overlap(same, same) == pytest.approx(1.0)
+    assert rank_biased_overlap(same, np.array([7, 8])) == 0.0
+    assert rank_biased_overlap(np.array([], dtype=int), np.array([], dtype=int)) is None
+    assert rank_biased_overlap(np.array([], dtype=int), same) == 0.0
+    # one item against three that start with it: X_d / d = 1, 1/2, 1/3 weighted 0.9, 0.81, 0.729
+    expected = (0.9 + 0.5 * 0.81 + 0.729 / 3) / (0.9 + 0.81 + 0.729)
+    assert rank_biased_overlap(np.array([4]), np.array([4, 5, 6])) == pytest.approx(expected)
+    # swapping the top two costs more than swapping the last two
+    swapped_top = rank_biased_overlap(np.array([1, 2, 3, 4]), np.array([2, 1, 3, 4]))
+    swapped_end = rank_biased_overlap(np.array([1, 2, 3, 4]), np.array([1, 2, 4, 3]))
+    assert swapped_top < swapped_end < 1.0
+
+
+def test_agreement_ranks_only_items_with_weight() -> None:
+    """Sparse alpha: ties at 0 are no evidence. The agreement counts the nonzero sets (Jaccard) and the
+    rank-biased overlap of the two rankings of those items; alpha-0 items have no rank (0)."""
+    index = np.arange(6)
+    a = np.array([0.0, 1.0, 0.0, 0.0, 0.0, 0.0])  # one span carries all the weight
+    b = np.array([0.0, 0.7, 0.3, 0.0, 0.0, 0.0])
+    found = rank_agreement(a, b, index, index, "span")
+    assert (found.count, found.nonzero_a, found.nonzero_b, found.both) == (6, 1, 2, 1)
+    assert found.jaccard == pytest.approx(0.5)
+    assert found.rbo == pytest.approx((0.9 + 0.5 * 0.81) / (0.9 + 0.81))
+    assert found.starts.tolist() == [1, 2] and found.ranks_a.tolist() == [1, 0] and found.ranks_b.tolist() == [1, 2]
+    nothing = rank_agreement(np.zeros(3), np.zeros(3), index[:3], index[:3], "span")
+    assert nothing.jaccard is None and nothing.rbo is None and nothing.union == 0
+    words = rank_agreement(np.array([5.0, 4, 3, 2, 1]), np.array([4.0, 5, -1, 2, 3]), index[:5], index[:5], "word")
+    assert words.nonzero_b == 4 and words.ranks_b.tolist() == [2, 1, 0, 4, 3]  # a negative score is not ranked
 
 
 def test_baseline_side_has_no_spans_and_a_gradient(models: dict[str, SelfExplainer]) -> None:
@@ -190,10 +210,32 @@ def test_agreement_figure_escapes_text_and_states_rho(models: dict[str, SelfExpl
     a, b = explain_side(models["a"], text), explain_side(models["b"], text)
     result = compare(a, b)
     figure = agreement_figure(result.agreement, result.axis, "<i>a</i>", "b")
-    assert f"Spearman rho {result.agreement.rho:.2f}" in figure.layout.title.text
+    assert f"RBO {result.agreement.rbo:.2f}" in figure.layout.title.text
     assert "&lt;i&gt;a&lt;/i&gt;" in figure.layout.xaxis.title.text
     hover = " ".join(figure.data[1].text)
     assert "<b>" not in hover and "&lt;b&gt;" in hover
-    assert len(figure.data[1].x) == result.agreement.count
+    assert len(figure.data[1].x) == result.agreement.union == result.agreement.count  # softmax: every span
     grid = axis_grid_figure(result.axis, result.alpha_a, result.mask_a, result.zmax, "A")
     assert all("<" not in label for label in grid.layout.xaxis.ticktext)
+
+
+def test_sparse_models_agree_on_their_nonzero_sets_and_say_so() -> None:
+    """Two sparse models: the scatter shows only the spans that carry weight in either (an alpha-0 side
+    on its "not ranked" line), and the caption names the single span of a one-span model (escaped)."""
+    text = "a <b>dull</b> film"
+    words = [(0, 1), (2, 12), (13, 17)]
+    every = {(i, j): 0.0 for i in range(3) for j in range(i, 3)}
+    one = hand_made(words, every | {(1, 1): 1.0}, text)
+    two = hand_made(words, every | {(1, 1): 0.6, (1, 2): 0.4}, text)
+    result = compare(one, two)
+    found = result.agreement
+    assert (found.nonzero_a, found.nonzero_b, found.both, found.union) == (1, 2, 1, 2)
+    assert found.jaccard == pytest.approx(0.5)
+    figure = agreement_figure(found, result.axis, "one", "two")
+    points = figure.data[-1]
+    assert sorted(zip(points.x, points.y)) == [(1, 1), (2, 2)]  # "dull film": not ranked by A (its line: 2)
+    assert list(figure.layout.xaxis.ticktext)[-1] == "not ranked"
+    caption = agreement_caption(found, result.axis, "one <i>", "two")
+    assert "Jaccard): 0.50" in caption and f"{found.rbo:.2f}" in caption
+    assert "puts all its weight on a single word span" in caption and "Model B" not in caption
+    assert "<b>" not in caption and "<i>" not in caption and "Spearman" not in caption

@@ -70,7 +70,7 @@ def test_two_models_side_by_side_are_captured(browser, app_url: str) -> None:
         assert plot(page, title).count() == 1, title
     assert plot(page, "raw self-attention").count() == 2
     assert page.locator(".selfexplain-highlight mark").count() >= 2  # both models' top spans
-    assert page.locator("text=Spearman rho =").count() == 1
+    assert page.locator("text=Rank-biased overlap of the two rankings").count() == 1
     assert "model_a=tiny-a" in page.url and "model_b=tiny-b" in page.url
     height = page.evaluate("document.querySelector(\"[data-testid='stMain']\").scrollHeight")
     page.set_viewport_size({"width": 1440, "height": max(2400, int(height) + 40)})  # the whole page in one picture

@@ -64,7 +64,7 @@ def test_two_models_side_by_side(monkeypatch: pytest.MonkeyPatch, models_dir: Pa
     assert "A: raw self-attention (layer 2, mean over heads)" in found
     assert "B: raw self-attention (layer 2, mean over heads)" in found
     assert any(title.startswith("Rank agreement over") for title in found)
-    assert any("Spearman rho =" in caption.value for caption in at.caption)
+    assert any("Rank-biased overlap of the two rankings" in caption.value for caption in at.caption)
     assert param(at, "model_a") == "tiny-a" and param(at, "model_b") == "tiny-b" and param(at, "text") == TEXT
     at.text_area(key="compare_text").input("A dull, lifeless film.").run()
     assert not at.exception
@@ -74,7 +74,8 @@ def test_two_models_side_by_side(monkeypatch: pytest.MonkeyPatch, models_dir: Pa
 def test_a_model_against_itself_agrees(monkeypatch: pytest.MonkeyPatch, models_dir: Path) -> None:
     at = open_compare(monkeypatch, models_dir, model_a="tiny-a", model_b="tiny-a", text=TEXT)
     assert not at.exception
-    assert any("Spearman rho = 1.00; 5 of the top 5" in caption.value for caption in at.caption)
+    agreement = next(c.value for c in at.caption if "Rank-biased overlap" in c.value)
+    assert "(Jaccard): 1.00" in agreement and "most): 1.00" in agreement
 
 
 def test_baseline_column_shows_gradient_and_attention(monkeypatch: pytest.MonkeyPatch, models_dir: Path) -> None:
@@ -84,7 +85,7 @@ def test_baseline_column_shows_gradient_and_attention(monkeypatch: pytest.Monkey
     assert "B: gradient x input per word" in found and "B: alpha over word spans" not in found
     assert "B: raw self-attention (layer 2, mean over heads)" in found and "A: alpha over word spans" in found
     assert any("plain baseline (mean head)" in info.value for info in at.info)
-    assert any("common words, ranked by each model's word score" in caption.value for caption in at.caption)
+    assert any("common words, A ranks" in c.value and "gradient x input in favour" in c.value for c in at.caption)
 
 
 def test_pair_models_get_two_boxes(monkeypatch: pytest.MonkeyPatch, models_dir: Path) -> None:

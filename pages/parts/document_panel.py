@@ -30,8 +30,8 @@ from selfexplain.views.document import (
     snippet,
     top_spans_table,
 )
-from selfexplain.views.figures import MAX_GRID_UNITS, grid_view, probability_figure, span_grid_figure
 from selfexplain.views.evidence import weight_sentence
+from selfexplain.views.figures import MAX_GRID_UNITS, grid_view, probability_figure, span_grid_figure
 from selfexplain.views.highlight import escape_text
 from selfexplain.words import level_view
 

@@ -16,9 +16,19 @@ def render_flip(explanation: Explanation) -> None:
     with st.expander("What would flip the decision?"):
         st.caption(
             "The output is linear in alpha, so removing spans from alpha (and renormalising the rest) can be "
-            "checked exactly for every set of the top 20 spans. The same spans are then deleted from the text and "
-            "the model is run again: the two answers can differ, since deleting words also changes the encoder's input."
+            "checked exactly for every set of the top 20 spans that carry weight (a span with alpha 0 changes "
+            "nothing). The same spans are then deleted from the text and the model is run again: the two answers "
+            "can differ, since deleting words also changes the encoder's input."
         )
+        weighted = explanation.num_evidence
+        if weighted <= 1:
+            st.info(
+                "One span carries all the weight: removing it from alpha leaves nothing to renormalise, so no set "
+                "of spans can be removed from alpha alone."
+                if weighted == 1
+                else "No span carries weight."
+            )
+            return
         key = ("flip", explanation.text, explanation.pair, explanation.model_name)
         if st.button("Find the smallest set of spans", key="flip_button"):
             from selfexplain.flip import flip_certificate
@@ -30,11 +40,12 @@ def render_flip(explanation: Explanation) -> None:
             return
         certificate = found[1]
         if certificate is None:
-            st.info("No set of the top 20 spans flips this decision.")
+            st.info(f"No set of the top {min(20, weighted)} spans that carry weight flips this decision.")
             return
-        spans = {s.rank: s for s in explanation.top_spans(20)}
-        listed = "; ".join(f"#{r} “{escape_text(spans[r].text)}”" for r in certificate.ranks if r in spans)
-        st.markdown(f"Removing {len(certificate.ranks)} span(s): {listed}")
+        spans = {s.rank: s for s in explanation.evidence_spans(20)}  # alpha-0 spans are not evidence
+        removed = [spans[r] for r in certificate.ranks if r in spans]
+        listed = "; ".join(f"#{s.rank} “{escape_text(s.text)}”" for s in removed)
+        st.markdown(f"Removing {len(removed)} span(s): {listed}")
         left, right = st.columns(2)
         left.metric("Alpha without them (exact)", certificate.label, f"from {explanation.label}", delta_color="off")
         right.metric(

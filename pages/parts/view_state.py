@@ -20,11 +20,31 @@ def init_inputs() -> None:
         if key not in st.session_state or (in_url is not None and in_url != st.session_state.get(f"_url_{key}")):
             st.session_state[key] = (in_url or "")[: input_limit()]
             st.session_state[f"_url_{key}"] = in_url
+            st.session_state._input_from_link = True  # a model switch in the same run keeps this input
+
+
+def example_on_model_switch(model_name: str, pair_model: bool, examples: list[dict[str, str]]) -> bool:
+    """Whether the model just changed so that the boxes should show the new model's own example: the
+    input kind changed (one text <-> a premise and a hypothesis), or the boxes held the last model's
+    example. Text the user typed stays for a model of the same kind, and so does an input opened from a
+    link in this run. Resets the example picker on any switch."""
+    state = st.session_state
+    last, last_pair = state.get("_inputs_model"), state.get("_inputs_pair")
+    from_link = state.pop("_input_from_link", False)
+    state._inputs_model, state._inputs_pair = model_name, pair_model
+    if last is None or last == model_name:
+        return False
+    state.example_choice = None  # the last model's example titles mean nothing here
+    if from_link or not examples:
+        return False
+    shown = (state.get("text", ""), state.get("pair", "") or "")
+    was_example = any((e["text"], e.get("pair", "") or "") == shown for e in state.get("examples", []))
+    return last_pair != pair_model or was_example or not shown[0].strip()
 
 
 # view state kept in the share link: URL parameter -> (session key, parse); parse raises ValueError on junk
 VIEW_PARAMS: dict[str, tuple[str, object]] = {
-    "k": ("top_k", lambda v: min(20, max(1, int(v)))),
+    "k": ("top_k_wanted", lambda v: min(20, max(1, int(v)))),  # the slider shows at most the spans with weight
     "overlap": ("overlapping", lambda v: v == "1"),
     "level": ("grid_level", lambda v: v if v in LEVELS else "token"),
     "attention": ("attn_aggregate", lambda v: v if v in AGGREGATES else "mean over heads"),
@@ -53,7 +73,7 @@ def write_view(explanation: Explanation) -> None:
     """Put the current view into the URL so a copied link reopens exactly this view."""
     state = st.session_state
     values = {
-        "k": str(state.get("top_k", 5)),
+        "k": str(state.get("top_k_wanted", 5)),
         "overlap": "1" if state.get("overlapping") else "0",
         "level": str(state.get("grid_level") or "token"),
         "attention": str(state.get("attn_aggregate", "mean over heads")),
@@ -88,6 +108,12 @@ def apply_linked_span(explanation: Explanation) -> None:
         remember(explanation, span)
 
 
+def keep_top_k() -> None:
+    """The "Spans to show" slider moved: that is the count asked for from now on (an input with fewer
+    spans that carry weight shows them all, and the next input gets the count asked for again)."""
+    st.session_state.top_k_wanted = int(st.session_state.top_k)
+
+
 def use_example() -> None:
     example = st.session_state.get("example_choice")
     for item in st.session_state.get("examples", []):
@@ -98,12 +124,21 @@ def use_example() -> None:
 
 
 def selected_span(explanation: Explanation) -> Span | None:
-    """The span picked in the grid or the table, if it belongs to this input."""
+    """The span picked in the grid or the table, if it belongs to this input. Picked on another model's
+    reading of the same input (the model was switched), it is read again with this model's alpha and
+    rank (None when this model has no such span), so the caption never shows another model's numbers."""
     chosen = st.session_state.get("selected_span")
     if not chosen or chosen.get("key") != (explanation.text, explanation.pair):
         return None
-    return Span(**chosen["span"])
+    span = Span(**chosen["span"])
+    if chosen.get("model") == explanation.model_name:
+        return span
+    return explanation.span_at(span.start_token, span.end_token) if span.end_token < explanation.num_tokens else None
 
 
 def remember(explanation: Explanation, span: Span) -> None:
-    st.session_state.selected_span = {"key": (explanation.text, explanation.pair), "span": span.__dict__}
+    st.session_state.selected_span = {
+        "key": (explanation.text, explanation.pair),
+        "model": explanation.model_name,
+        "span": span.__dict__,
+    }

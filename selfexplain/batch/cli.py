@@ -26,7 +26,9 @@ def add_command(subparsers: argparse._SubParsersAction) -> None:
     batch.add_argument("--text-column", default="text", help="text column of CSV/TSV/JSONL files")
     batch.add_argument("--pair-column", default=None, help="second-text column for pair models")
     batch.add_argument("--label-column", default=None, help="optional gold-label column (name or index)")
-    batch.add_argument("--top-k", type=int, default=10, help="spans kept per row; 0 keeps every valid span")
+    batch.add_argument(
+        "--top-k", type=int, default=10, help="spans kept per row, never one with alpha 0; 0 keeps all with weight"
+    )
     batch.add_argument("--batch-size", type=int, default=32)
     batch.add_argument("--attention", action="store_true", help="store [CLS]-attention entropy and top token")
     batch.add_argument("--format", choices=FORMATS, default=None, help="default: by extension (any other is txt)")

@@ -7,8 +7,9 @@ prediction. Floats are rounded to 6 decimals so outputs compare exactly across r
 Fields: ``index`` (0-based record number), ``line`` (1-based line in the input), ``text``,
 ``pair``, ``gold`` (label name or null), ``label``, ``confidence``, ``probabilities``
 (label -> p), ``correct`` (null without gold), ``truncated``, ``num_tokens``,
-``num_valid_spans``, ``alpha_entropy`` (nats, over valid spans), ``spans`` (top-k by alpha:
-start_token, end_token, start_char, end_char, segment, text, alpha, rank), and, when
+``num_valid_spans``, ``alpha_entropy`` (nats, over valid spans), ``spans`` (top-k by alpha among the
+spans that carry weight, never one with alpha 0: start_token, end_token, start_char, end_char, segment,
+text, alpha, rank), and, when
 attention was asked for, ``attention_entropy`` (nats, last layer's head-mean [CLS] row over
 the real tokens, renormalised), ``top_attention_token`` ({index, text}) and
 ``attention_in_top_span`` (share of that row inside the top alpha span); ``error``.
@@ -87,8 +88,9 @@ def empty_record(row: Row, error: str) -> dict[str, Any]:
 def explanation_record(
     row: Row, explanation: Explanation, gold: str | None, truncated: bool, top_k: int | None
 ) -> dict[str, Any]:
-    """The record of an explained row (``top_k=None`` keeps every valid span)."""
-    spans = explanation.top_spans(top_k)
+    """The record of an explained row (``top_k=None`` keeps every span that carries weight: every valid
+    span for softmax alpha; a span with alpha 0 is never kept)."""
+    spans = explanation.evidence_spans(top_k)
     record: dict[str, Any] = dict.fromkeys(FIELDS)
     record.update(
         index=row.index,
@@ -117,7 +119,7 @@ def attention_fields(explanation: Explanation) -> dict[str, Any]:
     row = cls_attention_scores(explanation.attentions, explanation.token_positions).astype(np.float64)
     share = row / row.sum() if row.sum() > 0 else row
     top = int(np.argmax(share))
-    best = explanation.top_spans(1)
+    best = explanation.evidence_spans(1)
     inside = float(share[best[0].start_token : best[0].end_token + 1].sum()) if best else 0.0
     return {
         "attention_entropy": _round(entropy(share)),

@@ -71,9 +71,9 @@ def parts_overview_figure(document: Document, parts: DocumentParts, selected: in
 
 
 def top_spans_table(document: Document, parts: DocumentParts, k: int = 10) -> pd.DataFrame:
-    """The ``k`` highest-alpha spans: rank, text (cut to a snippet), alpha, the part holding its first
-    token (numbered from 1) and its token range."""
-    spans = document.top_spans(k)
+    """The ``k`` highest-alpha spans that carry weight (never a span with alpha 0): rank, text (cut to a
+    snippet), alpha, the part holding its first token (numbered from 1) and its token range."""
+    spans = document.evidence_spans(k)
     rows = [
         {
             "rank": s.rank,

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from selfexplain.explanation import Explanation
+from selfexplain.explanation import Explanation, evidence_ranks
 from selfexplain.views.style import ALPHA_SCALE, ATTENTION_SCALE, HIGHLIGHT, INK, MUTED, TICK_FONT, apply_layout
 from selfexplain.words import Level, level_view
 
@@ -65,11 +65,9 @@ def probability_figure(explanation: Explanation) -> go.Figure:
 
 
 def rank_matrix(explanation: Explanation) -> np.ndarray:
-    """``[T, T]`` rank of each valid span by alpha (1 = highest), 0 elsewhere."""
-    starts, ends, _ = explanation.ranking
-    ranks = np.zeros(explanation.alpha.shape, dtype=int)
-    ranks[starts, ends] = np.arange(1, len(starts) + 1)
-    return ranks
+    """``[T, T]`` rank of each valid span with alpha above 0 (1 = highest; the order of
+    :attr:`Explanation.ranking`), 0 elsewhere: alpha-0 spans are not ranked."""
+    return evidence_ranks(explanation.alpha, explanation.span_mask)
 
 
 def grid_view(size: int, start: int = 0) -> tuple[int, int]:
@@ -87,16 +85,13 @@ def grid_data(
     """Alpha grid ready to draw, at token, word or sentence level, over the viewport ``view = (lo, hi)``
     (default: the first :data:`MAX_GRID_UNITS` units) and spans of at most ``max_width`` units.
 
-    Returns ``(alpha [G,G] with NaN off valid spans, ranks [G,G], labels [G], span texts [G][G], lo)``.
+    Returns ``(alpha [G,G] with NaN off valid spans, ranks [G,G] (0: alpha 0, not ranked), labels [G],
+    span texts [G][G], lo)``.
     """
     groups = level_view(explanation, level)
     if groups is not None:
         alpha, mask, labels, extents = groups.alpha, groups.span_mask, list(groups.labels), groups.extents
-        flat = np.where(mask, alpha, -np.inf).ravel()
-        order = np.argsort(-flat, kind="stable")
-        ranks = np.zeros(alpha.size, dtype=int)
-        ranks[order[: int(mask.sum())]] = np.arange(1, int(mask.sum()) + 1)
-        ranks = ranks.reshape(alpha.shape)
+        ranks = evidence_ranks(alpha, mask)  # the rule group_span_at uses: hover and click agree
     else:
         alpha, mask = explanation.alpha, explanation.span_mask
         labels = [t.piece or t.text for t in explanation.tokens]
@@ -130,7 +125,9 @@ def span_grid_figure(
 
     Invalid spans and the lower triangle are blank (NaN). A transparent marker
     sits on every valid cell for hover and clicks (``customdata`` = start, end, alpha, rank;
-    indices are absolute). At most ``MAX_GRID_UNITS**2`` cells reach the browser.
+    indices are absolute): the cells with alpha above 0 in one trace (``data[1]``, hover "rank"),
+    the cells with alpha 0 in another (``data[2]``, only when there are any: hover "alpha 0, not
+    ranked", rank 0). At most ``MAX_GRID_UNITS**2`` cells reach the browser.
     """
     alpha, ranks, labels, texts, lo = grid_data(explanation, level, max_width, view)
     colour = np.log10(np.clip(alpha, 1e-6, None)) if log_colour else alpha
@@ -147,19 +144,28 @@ def span_grid_figure(
     )
     # Hover and clicks go through a transparent marker on every valid cell: plotly reports
     # selections for scatter points, not for heatmap cells.
-    rows, cols = np.nonzero(~np.isnan(alpha))
-    picker = go.Scatter(
-        x=cols + lo,
-        y=rows + lo,
-        mode="markers",
-        marker={"size": max(6, min(22, 400 // max(1, len(labels)))), "opacity": 0.0, "symbol": "square"},
-        customdata=np.stack([rows + lo, cols + lo, alpha[rows, cols], ranks[rows, cols]], axis=1),
-        text=[plot_text(texts[i][j]) for i, j in zip(rows.tolist(), cols.tolist())],
-        hovertemplate="<b>%{text}</b><br>alpha %{customdata[2]:.4f}<br>rank %{customdata[3]}<extra></extra>",
-        showlegend=False,
-        name="spans",
-    )
-    fig = go.Figure([heat, picker])
+    marker = {"size": max(6, min(22, 400 // max(1, len(labels)))), "opacity": 0.0, "symbol": "square"}
+
+    def picker(rows: np.ndarray, cols: np.ndarray, hover: str, name: str) -> go.Scatter:
+        return go.Scatter(
+            x=cols + lo,
+            y=rows + lo,
+            mode="markers",
+            marker=marker,
+            customdata=np.stack([rows + lo, cols + lo, alpha[rows, cols], ranks[rows, cols]], axis=1),
+            text=[plot_text(texts[i][j]) for i, j in zip(rows.tolist(), cols.tolist())],
+            hovertemplate="<b>%{text}</b><br>" + hover + "<extra></extra>",
+            showlegend=False,
+            name=name,
+        )
+
+    valid = ~np.isnan(alpha)
+    rows, cols = np.nonzero(valid & (ranks > 0))
+    traces = [heat, picker(rows, cols, "rank %{customdata[3]} · alpha %{customdata[2]:.4f}", "spans")]
+    rows, cols = np.nonzero(valid & (ranks == 0))
+    if rows.size:  # sparse alpha: its zeros carry no weight and have no rank
+        traces.append(picker(rows, cols, "alpha 0, not ranked", "spans with alpha 0"))
+    fig = go.Figure(traces)
     if selected is not None:
         i, j = selected
         fig.add_shape(type="rect", x0=j - 0.5, x1=j + 0.5, y0=i - 0.5, y1=i + 0.5, line={"color": INK, "width": 3})
@@ -254,7 +260,8 @@ def model_view_figure(attentions: np.ndarray) -> go.Figure:
 
 
 def span_table(explanation: Explanation, k: int | None = 20) -> pd.DataFrame:
-    """Top ``k`` spans (all when ``None``): rank, text, alpha, token and character offsets."""
+    """The top ``k`` spans that carry weight (all of them when ``None``; never a span with alpha 0):
+    rank, text, alpha, token and character offsets."""
     rows = [
         {
             "rank": s.rank,
@@ -268,7 +275,7 @@ def span_table(explanation: Explanation, k: int | None = 20) -> pd.DataFrame:
             "start_token": s.start_token,
             "end_token": s.end_token,
         }
-        for s in explanation.top_spans(k)
+        for s in explanation.evidence_spans(k)
     ]
     columns = ["rank", "span", "alpha", "tokens", "chars", "segment", "start_token", "end_token"]
     return pd.DataFrame(rows, columns=columns)

@@ -23,6 +23,13 @@ def escape_text(text: str) -> str:
     return escaped.replace("\r\n", "\n").replace("\n", "<br>")
 
 
+def escape_attribute(text: str) -> str:
+    """Text for an HTML attribute such as ``title`` (plain text, never markup): escaped like
+    :func:`escape_text`, but whitespace runs, newlines included, become one space (a ``<br>`` would show
+    as the characters ``<br>`` in a tooltip)."""
+    return " ".join(text.split()).translate(_ENTITIES)
+
+
 def _segment_html(text: str, spans: list[Span], selected: Span | None, top_alpha: float) -> str:
     best = np.full(len(text), len(spans), dtype=int)  # index into spans of the best span covering a char
     for index in range(len(spans) - 1, -1, -1):  # spans are ranked: earlier ones win
@@ -44,7 +51,8 @@ def _segment_html(text: str, spans: list[Span], selected: Span | None, top_alpha
             continue
         span = spans[index]
         strength = 0.15 + 0.75 * (span.alpha / top_alpha if top_alpha > 0 else 0.0)
-        title = escape_text(f"rank {span.rank} · alpha {span.alpha:.4f} · {span.text}")
+        where = f"rank {span.rank} · alpha {span.alpha:.4f}" if span.rank > 0 else "alpha 0, not ranked"
+        title = escape_attribute(f"{where} · {span.text}")
         parts.append(
             f'<mark title="{title}" data-rank="{span.rank}" '
             f'style="background:rgba({SHADE_RGB},{strength:.2f});padding:1px 0;border-radius:3px;{outline}">'

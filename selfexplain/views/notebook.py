@@ -188,7 +188,7 @@ def _probabilities(explanation: Explanation) -> str:
 
 def explanation_html(explanation: Explanation, max_cells: int = MAX_CELLS) -> str:
     """The inline view: prediction, probabilities, highlighted text, top spans, alpha grid."""
-    spans = [span for span in explanation.top_spans(TOP_SPANS) if span.alpha > 0]
+    spans = explanation.evidence_spans(TOP_SPANS)  # a sparse alpha's zero spans are not evidence
     listed = "".join(
         f"<li>{escape_text(_short(span.text, TITLE_CHARS))} <span style='color:{NOTE_TEXT}'>"
         f"alpha {span.alpha:.4f}</span></li>"
