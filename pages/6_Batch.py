@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages.ui.examples import sample_csv
+from pages.ui.examples import SST5_NAMES, sample_csv
 from pages.ui.navigation import sidebar_navigation
 from pages.ui.picker import OTHER_FOLDER, model_picker
 from selfexplain.batch.explore import records_frame
@@ -24,10 +24,18 @@ st.set_page_config(page_title="selfexplain · Batch", page_icon=":mag:", layout=
 MAX_UPLOAD_BYTES = 50_000_000
 MAX_ROWS = 20_000
 NONE = "(none)"
+SAMPLE_NAME = "selfexplain-sample-reviews.csv"
 
 
-def pick_columns(reader: RowReader, explainer: SelfExplainer) -> None:
-    """Column pickers (CSV/TSV/JSONL); TXT files have one text a line."""
+def try_sample() -> None:
+    """The "Try the sample" button: explain the sample file now (one click, no upload)."""
+    st.session_state.batch_sample = True
+    st.session_state.batch_autostart = True
+
+
+def pick_columns(reader: RowReader, explainer: SelfExplainer, preselect_gold: bool = True) -> None:
+    """Column pickers (CSV/TSV/JSONL); TXT files have one text a line. ``preselect_gold=False``: no gold-label
+    column is preselected (the sample's labels are not this model's)."""
     if reader.format == "txt":
         return
     columns = reader.columns()
@@ -39,7 +47,7 @@ def pick_columns(reader: RowReader, explainer: SelfExplainer) -> None:
         second = columns.index(pair) if pair in columns else len(columns) - 1
         reader.pair_column = c2.selectbox("Second-text column", columns, second, key="batch_pair_col")
     options = [NONE, *columns]
-    default = options.index(gold) if gold in options else 0
+    default = options.index(gold) if preselect_gold and gold in options else 0
     label = c3.selectbox("Gold-label column (optional)", options, index=default, key="batch_label_col")
     reader.label_column = None if label == NONE else label
 
@@ -146,7 +154,9 @@ def main() -> None:
     if explainer is None:
         return
     upload = st.file_uploader("Data file", type=["csv", "tsv", "jsonl", "json", "txt"], key="batch_file")
-    if upload is None:
+    if upload is not None:
+        st.session_state.batch_sample = False  # an uploaded file replaces the sample
+    if upload is None and not st.session_state.get("batch_sample"):
         job = st.session_state.get("batch_job")
         if job and not job["running"] and st.session_state.get("batch_model_name") == explainer.name:
             # the uploader forgets its file when the user visits another page; the results are kept
@@ -154,19 +164,36 @@ def main() -> None:
                     "Upload a file to explain another one.")  # fmt: skip
             results(explainer, job)
             return
-        st.info("Upload a file to start, or try the sample file below. The Explorer page then summarises the results.")
-        st.download_button(
-            "Sample file (CSV: 40 short reviews with text and label columns)",
+        st.info("Upload a file to start, or try the sample. The Explorer page then summarises the results.")
+        s1, s2 = st.columns(2)
+        if explainer.config.pair:
+            s1.caption("The sample holds single texts; this model reads a premise and a hypothesis.")
+        else:
+            s1.button(
+                "Try the sample (40 short reviews)",
+                type="primary",
+                key="batch_try_sample",
+                on_click=try_sample,
+                help="explain the sample file at once, no upload needed",
+            )
+        s2.download_button(
+            "Download the sample (CSV: text and label columns)",
             sample_csv(),
-            "selfexplain-sample-reviews.csv",
+            SAMPLE_NAME,
             "text/csv",
-            key="batch_sample",
+            key="batch_sample_download",
         )
         return
+    if upload is not None:
+        name, data, file_id = upload.name, upload.getvalue(), upload.file_id
+    else:
+        name, data, file_id = SAMPLE_NAME, sample_csv().encode("utf-8"), "sample"
+        st.caption(f"The sample: {escape_text(SAMPLE_NAME)} (upload a file to explain your own).")
     try:
-        check_size(upload.name, upload.size, MAX_UPLOAD_BYTES)
-        reader = RowReader(upload.getvalue(), name=upload.name)
-        pick_columns(reader, explainer)
+        check_size(name, len(data), MAX_UPLOAD_BYTES)
+        reader = RowReader(data, name=name)
+        own_labels = upload is not None or set(SST5_NAMES) <= set(explainer.config.label_names)
+        pick_columns(reader, explainer, preselect_gold=own_labels)
         check_columns(explainer, reader)
         total, problems = scan(reader)
     except BatchInputError as err:
@@ -178,10 +205,11 @@ def main() -> None:
     o1, o2 = st.columns(2)
     kept = o1.number_input("Spans kept per row (0 = all; all is heavy)", 0, 1000, 10, key="batch_keep_k")
     attention = o2.checkbox("Also store [CLS]-attention entropy (for the Explorer)", True, key="batch_attention")
-    key = (upload.file_id, reader.text_column, reader.pair_column, reader.label_column, explainer.name, attention, kept)
+    key = (file_id, reader.text_column, reader.pair_column, reader.label_column, explainer.name, attention, kept)
     job = st.session_state.get("batch_job")
     b1, b2 = st.columns([1, 5])
-    if b1.button("Explain all rows", type="primary", key="batch_run"):
+    autostart = st.session_state.pop("batch_autostart", False) and file_id == "sample"
+    if b1.button("Explain all rows", type="primary", key="batch_run") or autostart:
         job = {
             "key": key,
             "records": [],
@@ -190,7 +218,7 @@ def main() -> None:
             "running": True,
             "attention": attention,
             "top_k": int(kept) or None,
-            "file_name": upload.name,
+            "file_name": name,
         }
         job.update(labelled=reader.label_column is not None, pair=reader.pair_column is not None)
         st.session_state.batch_job = job

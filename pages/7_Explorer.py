@@ -59,12 +59,30 @@ def main() -> None:
     m2.metric("Not explained", f"{stats['errors']:,}")
     m3.metric("Accuracy", f"{stats['accuracy']:.1%}" if stats["accuracy"] is not None else "no gold labels")
 
-    st.subheader("Most frequent top spans per predicted class")
-    per_row = st.slider("Spans per example", 1, 5, 1, key="explorer_per_row")
-    spans = explore.top_spans_by_class(frame, per_row=per_row, top=10)
-    chart(top_spans_figure(spans, names), "explorer_spans")
-    st.caption("Panel titles are in each label's colour, as in the charts below; hover a bar for the whole span.")
-    st.dataframe(spans, hide_index=True)
+    st.subheader("Words in the top spans, per predicted class")
+    per_row = st.slider("Top spans per example", 1, 5, 1, key="explorer_per_row")
+    words = explore.top_words_by_class(frame, per_row=per_row, top=10)
+    title = "Words most often in the top spans, per predicted class"
+    chart(top_spans_figure(words, names, item="word", title=title), "explorer_words")
+    st.caption(
+        "A bar counts the examples of that class whose top span(s) hold the word (each example once; common "
+        "words such as “the” or “a” left out, “not” and “but” kept). A top span is usually a phrase of its own, "
+        "so whole spans rarely repeat; their words do. Panel titles are in each label's colour, as in the "
+        "charts below."
+    )
+    st.dataframe(
+        words,
+        hide_index=True,
+        column_config={"share": st.column_config.NumberColumn("share of the class", format="percent")},
+    )
+    with st.expander("The top spans as they are (normalised text)"):
+        spans = explore.top_spans_by_class(frame, per_row=per_row, top=10)
+        repeated = int((spans["count"] > 1).sum())
+        st.caption(
+            f"{repeated:,} of these spans occur in more than one example." if repeated else
+            "Every span here occurs in one example only: the words above are what the classes share."
+        )  # fmt: skip
+        st.dataframe(spans, hide_index=True)
 
     st.subheader("Span length and spread")
     left, right = st.columns(2)

@@ -75,6 +75,21 @@ def test_batch_page_offers_a_sample_file(tiny_model_dir: Path) -> None:
     assert csv.startswith("text,label\n") and csv.count("\n") == 41
 
 
+def test_try_the_sample_runs_it_in_one_click(tiny_model_dir: Path) -> None:
+    """Defect 12: "Sample file" only downloaded the CSV; the user had to upload it again to try it."""
+    at = open_page(BATCH, tiny_model_dir)
+    at.button(key="batch_try_sample").click().run()
+    assert not at.exception and not at.error
+    assert any("Explained 40 rows" in s.value for s in at.success)
+    job = at.session_state["batch_job"]
+    assert len(job["records"]) == 40 and job["labelled"] and job["file_name"] == "selfexplain-sample-reviews.csv"
+    names = ("very negative", "negative", "neutral", "positive", "very positive")
+    assert all(r["gold"] in names for r in job["records"])
+    assert len(at.dataframe[-1].value) == 40  # the results table, ready to filter and download
+    at.file_uploader(key="batch_file").set_value(("reviews.csv", DATA, "text/csv")).run()  # an upload replaces it
+    assert at.selectbox(key="batch_text_col").value == "text" and not at.exception
+
+
 def test_batch_page_explains_bad_files(tiny_model_dir: Path) -> None:
     at = open_page(BATCH, tiny_model_dir)
     at.file_uploader(key="batch_file").set_value(("latin.csv", "text\ncaf\xe9\n".encode("latin-1"), "text/csv")).run()
@@ -94,6 +109,7 @@ def test_explorer_page_reads_a_results_file() -> None:
     assert [m.value for m in at.metric] == ["4", "1", "50.0%"]
     titles = [e.proto.spec for e in at.get("plotly_chart")]
     assert len(titles) == 6
-    assert at.dataframe[0].value["span"].tolist() == ["dull", "lovely"]
+    assert at.dataframe[0].value["word"].tolist() == ["dull", "lovely"]  # words of the top spans, counted
+    assert at.dataframe[0].value["count"].tolist() == [2, 2]
     at.file_uploader(key="explorer_file").set_value(("bad.jsonl", b"{oops\n", "application/json")).run()
     assert at.error[0].value.startswith("bad.jsonl: line 1: invalid JSON")

@@ -9,8 +9,16 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 from test_batch_explore import record
 
+from selfexplain.batch import explore
 from selfexplain.batch.export import to_jsonl
-from selfexplain.batch.figures import SPAN_LABEL_CHARS, shorten, span_length_figure, top_spans_figure
+from selfexplain.batch.figures import (
+    ASSUMED_WIDTH,
+    SPAN_LABEL_CHARS,
+    facet_room,
+    shorten,
+    span_length_figure,
+    top_spans_figure,
+)
 from selfexplain.views.style import PALETTE
 
 EXPLORER = str(Path(__file__).resolve().parents[1] / "pages" / "7_Explorer.py")
@@ -55,13 +63,39 @@ def test_neighbouring_charts_give_a_label_one_colour() -> None:
     assert set(lengths) == set(LABELS) and set(spread) == {"neg", "pos"}  # different label sets ...
     assert lengths == {name: PALETTE[i] for i, name in enumerate(LABELS)}  # ... the model's order ...
     assert spread == {"neg": PALETTE[0], "pos": PALETTE[2]}  # ... and the same colour for the same label
-    spans = json.loads(charts["Most frequent top spans per predicted class"])
-    titles = {a["text"]: a["font"]["color"] for a in spans["layout"]["annotations"]}
+    words = json.loads(charts["Words most often in the top spans, per predicted class"])
+    titles = {a["text"]: a["font"]["color"] for a in words["layout"]["annotations"]}
     assert titles == {"neg": PALETTE[0], "neutral": PALETTE[1], "pos": PALETTE[2]}
-    axis = [y for trace in spans["data"] for y in trace["y"]]
-    hover = [c[0] for trace in spans["data"] for c in trace["customdata"]]
-    assert LONG not in axis and shorten(LONG) in axis and LONG in hover  # cut on the axis, whole in the hover
+    axis = [y for trace in words["data"] for y in trace["y"]]
+    assert {"dull", "film", "lovely", "astonishingly", "meandering"} <= set(axis) and "that" not in axis
     assert max(len(y) for y in axis) <= SPAN_LABEL_CHARS
+
+
+def test_words_of_the_top_spans_are_counted_and_labels_clear_the_next_panel() -> None:
+    """Defect 7: every count was 1 (each top span is a phrase of its own) and the labels of one panel ran
+    into the panel on their left."""
+    records = [
+        three_label(0, "a dull and slow film", "neg", (1, 3, 0.8)),
+        three_label(1, "so dull , really", "neg", (0, 1, 0.6)),
+        three_label(2, "it is a film", "neutral", (3, 3, 0.4)),
+        three_label(3, "a lovely warm film", "pos", (1, 2, 0.5)),
+        three_label(4, "lovely acting throughout", "pos", (0, 1, 0.7)),
+    ]
+    frame = explore.records_frame(records)
+    assert set(explore.top_spans_by_class(frame)["count"]) == {1}  # whole spans never repeat here
+    words = explore.top_words_by_class(frame)
+    rows = {(r["label"], r["word"]): r for r in words.to_dict("records")}
+    assert rows[("neg", "dull")]["count"] == 2 and rows[("neg", "dull")]["share"] == 1.0
+    assert rows[("pos", "lovely")]["count"] == 2 and ("neg", "and") not in rows  # "and" is too common
+    for table, item in ((words, "word"), (explore.top_spans_by_class(explore.records_frame(RECORDS)), "span")):
+        fig = top_spans_figure(table, LABELS, item=item)
+        labels = [str(y).rstrip("\u200b") for trace in fig.data for y in trace.y]
+        need = facet_room(labels) / ASSUMED_WIDTH  # the longest label, as a share of the page's width
+        layout = fig.layout.to_plotly_json()
+        domains = sorted({tuple(value["domain"]) for name, value in layout.items() if name.startswith("xaxis")})
+        gaps = [b[0] - a[1] for a, b in zip(domains, domains[1:])]
+        assert all(gap >= need - 1e-9 for gap in gaps), (item, gaps, need)
+        assert fig.layout.margin.l >= facet_room(labels)  # the first panel's labels fit the left margin
 
 
 def test_cut_span_texts_stay_apart_and_escaped() -> None:

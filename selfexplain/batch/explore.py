@@ -99,11 +99,13 @@ def explained(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def top_spans_by_class(frame: pd.DataFrame, per_row: int = 1, top: int = 10) -> pd.DataFrame:
-    """Most frequent normalised top spans per predicted class: label, span, count, mean_alpha."""
+    """Most frequent normalised top spans per predicted class: label, span, count, mean_alpha (spans with
+    alpha 0 are not counted). See :func:`top_words_by_class` for counts that add up across phrasings."""
     rows = [
         {"label": label, "span": normalise_span(span["text"]), "alpha": span["alpha"]}
         for label, spans in zip(explained(frame)["label"], explained(frame)["spans"])
         for span in spans[:per_row]
+        if span.get("alpha", 0) > 0
     ]
     table = pd.DataFrame(rows, columns=["label", "span", "alpha"])
     table = table[table["span"] != ""]
@@ -112,6 +114,45 @@ def top_spans_by_class(frame: pd.DataFrame, per_row: int = 1, top: int = 10) -> 
     )
     grouped = grouped.sort_values(["label", "count", "mean_alpha", "span"], ascending=[True, False, False, True])
     return grouped.groupby("label", as_index=False, group_keys=False).head(top).reset_index(drop=True)
+
+
+# Words too common to say anything about a class (negations and contrasts such as "not" and "but" are kept).
+STOP_WORDS = frozenset(
+    "a an the and or of to in on at by for with from as is are was were be been being it its it's this that "
+    "these those there here his her hers him he she they them their theirs we us our you your i me my "
+    "has have had do does did so than then which who whom what when where while into onto about over "
+    "s 's n't".split()
+)
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+
+
+def span_words(text: str) -> list[str]:
+    """The distinct words of a span, lower case, in order, without punctuation or :data:`STOP_WORDS`."""
+    words = (w.replace("’", "'") for w in _WORD.findall(text.lower()))
+    return list(dict.fromkeys(w for w in words if w not in STOP_WORDS))
+
+
+def top_words_by_class(frame: pd.DataFrame, per_row: int = 1, top: int = 10) -> pd.DataFrame:
+    """The words that most often lie in an input's top ``per_row`` spans, per predicted class: label,
+    word, count (inputs of that class whose top spans hold the word, each input counted once), share
+    (count over the inputs of that class) and mean_alpha (of those top spans). A top span is usually a
+    phrase of its own, so whole spans rarely repeat; their words do."""
+    rows = explained(frame)
+    records = []
+    for label, spans in zip(rows["label"], rows["spans"]):
+        chosen = [span for span in spans[:per_row] if span.get("alpha", 0) > 0]
+        alpha = float(np.mean([span["alpha"] for span in chosen])) if chosen else 0.0
+        words = dict.fromkeys(w for span in chosen for w in span_words(span["text"]))
+        records.extend({"label": label, "word": word, "alpha": alpha} for word in words)
+    table = pd.DataFrame(records, columns=["label", "word", "alpha"])
+    inputs = rows.groupby("label").size()
+    grouped = table.groupby(["label", "word"], as_index=False).agg(
+        count=("alpha", "size"), mean_alpha=("alpha", "mean")
+    )
+    grouped["share"] = grouped["count"] / grouped["label"].map(inputs).astype(float)
+    grouped = grouped.sort_values(["label", "count", "mean_alpha", "word"], ascending=[True, False, False, True])
+    top_rows = grouped.groupby("label", as_index=False, group_keys=False).head(top).reset_index(drop=True)
+    return top_rows[["label", "word", "count", "share", "mean_alpha"]]
 
 
 def span_length_counts(frame: pd.DataFrame) -> pd.DataFrame:

@@ -9,9 +9,20 @@ import plotly.express as px
 import plotly.graph_objects as go
 
 from selfexplain.views.figures import plot_text
-from selfexplain.views.style import ALPHA_SCALE, ATTENTION_SCALE, HIGHLIGHT, apply_layout, label_colours
+from selfexplain.views.style import (
+    ALPHA_SCALE,
+    ATTENTION_SCALE,
+    AXIS_TITLE_ROOM,
+    HIGHLIGHT,
+    TICK_FONT,
+    apply_layout,
+    label_colours,
+    label_room,
+)
 
 SPAN_LABEL_CHARS = 32  # longer span texts are cut with an ellipsis on the axis; the hover has them whole
+ASSUMED_WIDTH = 1100  # pixels: the main column of a wide page, which panel gaps are a share of
+MIN_PANEL_WIDTH = 220  # pixels of bars a panel keeps at least
 
 
 def shorten(text: str, limit: int = SPAN_LABEL_CHARS) -> str:
@@ -47,42 +58,62 @@ def confusion_figure(table: pd.DataFrame) -> go.Figure:
     return apply_layout(fig, "Confusion matrix", 140 + 50 * len(table))
 
 
-def top_spans_figure(table: pd.DataFrame, labels: Sequence[str] | None = None) -> go.Figure:
-    """Horizontal bars of the most frequent top spans, one panel per predicted class (panel titles in
-    the label's colour). Span texts longer than :data:`SPAN_LABEL_CHARS` end in an ellipsis on the axis;
-    the hover shows them whole."""
+def facet_room(labels: Sequence[str]) -> int:
+    """Pixels that the longest of a bar panel's category ``labels`` takes beside its axis (plus a gap)."""
+    return label_room(labels, TICK_FONT["size"]) - AXIS_TITLE_ROOM + 16
+
+
+def top_spans_figure(
+    table: pd.DataFrame,
+    labels: Sequence[str] | None = None,
+    item: str = "span",
+    title: str = "Most frequent top spans per predicted class",
+) -> go.Figure:
+    """Horizontal bars of the most frequent ``item`` (``table``'s ``span`` or ``word`` column, with
+    ``count`` and ``mean_alpha``), one panel per predicted class (panel titles in the label's colour).
+    Texts longer than :data:`SPAN_LABEL_CHARS` end in an ellipsis on the axis; the hover shows them whole.
+
+    Each panel's labels sit left of its bars, in the gap before it: the gap (and the left margin) is
+    sized for the longest label on a page :data:`ASSUMED_WIDTH` pixels wide, and there are fewer panels a
+    row when the labels are long, so no label runs into the neighbouring panel."""
     shown, colours = _labelled(table, labels)
-    full = [plot_text(str(t)) for t in table["span"]]
+    full = [plot_text(str(t)) for t in table[item]]
     cut: dict[str, str] = {}  # axis text -> full text: two spans cut to the same text stay two bars
     axis = []
-    for text, whole in zip(table["span"], full):
+    for text, whole in zip(table[item], full):
         short = plot_text(shorten(str(text)))
         while cut.setdefault(short, whole) != whole:
             short += "\u200b"  # an invisible character keeps the category apart
         axis.append(short)
-    shown = shown.assign(span=axis, full=full)
+    shown = shown.assign(**{item: axis}, full=full)
     panels = list(dict.fromkeys(shown["label"]))
+    room = facet_room([shorten(str(t)) for t in table[item]] or [""])
+    spacing = min(0.45, room / ASSUMED_WIDTH)
+    per_row = max(1, min(3, len(panels), int((1 + spacing) / (spacing + MIN_PANEL_WIDTH / ASSUMED_WIDTH))))
     fig = px.bar(
         shown,
         x="count",
-        y="span",
+        y=item,
         color="mean_alpha",
         facet_col="label",
-        facet_col_wrap=min(3, max(1, len(panels))),
+        facet_col_wrap=per_row,
+        facet_col_spacing=spacing if per_row > 1 else 0.03,
+        facet_row_spacing=0.12,
         orientation="h",
         color_continuous_scale=ALPHA_SCALE,
         custom_data=["full", "mean_alpha"],
         category_orders={"label": panels},
     )
     fig.update_traces(hovertemplate="%{customdata[0]}<br>count %{x}<br>mean alpha %{customdata[1]:.3f}<extra></extra>")
-    fig.update_yaxes(matches=None, showticklabels=True, autorange="reversed", title=None)
+    fig.update_yaxes(matches=None, showticklabels=True, autorange="reversed", title=None, tickfont=TICK_FONT)
+    fig.update_xaxes(dtick=1 if int(table["count"].max() if len(table) else 1) <= 10 else None)
     fig.for_each_annotation(
         lambda note: note.update(
             text=note.text.split("=", 1)[-1], font={"color": colours.get(note.text.split("=", 1)[-1])}
         )
     )
-    rows = -(-len(panels) // 3) if panels else 1
-    return apply_layout(fig, "Most frequent top spans per predicted class", 120 + 330 * rows)
+    rows = -(-len(panels) // per_row) if panels else 1
+    return apply_layout(fig, title, 120 + 330 * rows, left=room)
 
 
 def span_length_figure(table: pd.DataFrame, labels: Sequence[str] | None = None) -> go.Figure:

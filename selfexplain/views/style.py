@@ -75,6 +75,7 @@ def apply_layout(
     legend: Mapping[str, object] | None = None,
     present: bool = False,
     labelled: bool = False,
+    left: int | None = None,
 ) -> go.Figure:
     """Lay ``fig`` out: title at the top left, the shared font, white template, tight margins, ``height``
     pixels tall (else the height ``fig`` has, else :data:`DEFAULT_HEIGHT`), ``legend`` placed as given
@@ -83,7 +84,8 @@ def apply_layout(
     ``present=True`` returns a copy for a projector (``fig`` is unchanged): larger fonts and a third
     taller. With no ``title`` the figure keeps its own, so a finished figure can be presented as it is.
     ``labelled=True``: a grid with a label on every row and column gets margins sized for its labels
-    (see :func:`label_room`); a presented copy keeps them, resized for the larger font.
+    (see :func:`label_room`); a presented copy keeps them, resized for the larger font. ``left``: the left
+    margin in pixels (for labels that :func:`label_room` measured), else the shared margin.
     """
     if present:
         fig = go.Figure(fig)
@@ -92,7 +94,7 @@ def apply_layout(
     fig.update_layout(
         title={"text": text, "x": 0.0, "y": 0.99, "yanchor": "top", "font": {"size": TITLE_SIZE}},
         height=base,
-        margin=MARGIN,
+        margin=MARGIN if left is None else {**MARGIN, "l": left},
         font=FONT,
         template=layout_template(),
     )
