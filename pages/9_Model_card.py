@@ -59,8 +59,19 @@ def _measures(measures: tuple[Measure, ...], command: str) -> None:
         st.info("Not measured for this model yet. This command measures it:")
         st.code(command, language="bash")
         return
+    st.table(measure_table(measures))
+    if not any(m.measured_on for m in measures):
+        st.caption("The card does not say which inputs these numbers were measured on.")
+
+
+def measure_table(measures: tuple[Measure, ...]) -> pd.DataFrame:
+    """The measures as a table, with the inputs each number was measured on (the same measure can appear
+    under sharpness and faithfulness with different numbers when they were measured on different inputs)."""
+    if any(m.measured_on for m in measures):
+        rows = [(m.name, m.value, m.measured_on or "not recorded", m.meaning) for m in measures]
+        return pd.DataFrame(rows, columns=["measure", "value", "measured on", "what it means"]).set_index("measure")
     rows = [(m.name, m.value, m.meaning) for m in measures]
-    st.table(pd.DataFrame(rows, columns=["measure", "value", "what it means"]).set_index("measure"))
+    return pd.DataFrame(rows, columns=["measure", "value", "what it means"]).set_index("measure")
 
 
 def accuracy(card: ModelCard, directory: Path) -> None:

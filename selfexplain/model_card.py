@@ -28,11 +28,17 @@ Scalar = str | int | float | bool | None
 
 @dataclass(frozen=True)
 class Measure:
-    """One measured number of the explanation: its name, its value as shown, what it means."""
+    """One measured number of the explanation: its name, its value as shown, what it means, and what it
+    was measured on (which inputs: the same name can hold different numbers on different subsets)."""
 
     name: str
     value: str
     meaning: str = ""
+    measured_on: str = ""
+
+    def to_dict(self) -> dict[str, str]:
+        row = {"measure": self.name, "value": self.value, "meaning": self.meaning}
+        return row | ({"measured_on": self.measured_on} if self.measured_on else {})
 
 
 @dataclass(frozen=True)
@@ -97,8 +103,8 @@ def _front_matter(card: ModelCard) -> dict[str, Any]:
             "baseline": card.baseline,
             "baseline_accuracy": card.baseline_accuracy,
         },
-        "sharpness": [{"measure": m.name, "value": m.value, "meaning": m.meaning} for m in card.sharpness],
-        "faithfulness": [{"measure": m.name, "value": m.value, "meaning": m.meaning} for m in card.faithfulness],
+        "sharpness": [m.to_dict() for m in card.sharpness],
+        "faithfulness": [m.to_dict() for m in card.faithfulness],
         "limitations": list(card.limitations),
         "sources": list(card.sources),
     }
@@ -175,7 +181,9 @@ class _Fields:
     def measures(self, key: str) -> tuple[Measure, ...]:
         rows = self._get(key, (list,), [])
         fields = [_Fields(row, f"{self.where}.{key}[{i}]") for i, row in enumerate(rows)]
-        return tuple(Measure(f.text("measure"), f.text("value"), f.text("meaning")) for f in fields)
+        return tuple(
+            Measure(f.text("measure"), f.text("value"), f.text("meaning"), f.text("measured_on")) for f in fields
+        )
 
 
 def parse_model_card(text: str, where: str = CARD_FILE) -> ModelCard:

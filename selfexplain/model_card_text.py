@@ -93,6 +93,9 @@ def _accuracy(card: ModelCard) -> str:
 def _measures(card_measures: tuple, missing: str) -> str:
     if not card_measures:
         return missing
+    if any(m.measured_on for m in card_measures):  # which inputs each number is from
+        rows = [(m.name, m.value, m.measured_on, m.meaning) for m in card_measures]
+        return _table(("measure", "value", "measured on", "what it means"), rows)
     return _table(("measure", "value", "what it means"), [(m.name, m.value, m.meaning) for m in card_measures])
 
 

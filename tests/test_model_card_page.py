@@ -71,6 +71,40 @@ def test_card_fields_are_shown_escaped(tiny_model_dir: Path, tmp_path: Path) -> 
     assert any(c.value == "Test accuracy: 50.0% (baseline 62.5%)" for c in at.sidebar.caption)
 
 
+def test_each_figure_says_what_it_was_measured_on(tiny_model_dir: Path, tmp_path: Path) -> None:
+    """Defect 8: "uniform alpha keeps" read 74.1% in one table and 70.5% in the other (two subsets of the
+    test set, not said). Each number now carries the inputs it was measured on."""
+    folder = _folder(tiny_model_dir, tmp_path)
+    labels = ("very negative", "negative", "neutral", "positive", "very positive")
+    card = ModelCard(
+        name="tiny-sst",
+        encoder="tiny",
+        labels=labels,
+        sharpness=(Measure("uniform alpha keeps", "test 74.1%", "m", "test: all 2,210 sentences"),),
+        faithfulness=(Measure("uniform alpha keeps", "test 70.5%", "m", "test: the first 200 <b>sentences</b>"),),
+    )
+    write_model_card(folder, card)
+    at = open_page(PAGE, folder)
+    assert not at.exception and not at.error
+    tables = [t.value for t in at.table if "what it means" in t.value.columns]
+    assert [t["measured on"].tolist() for t in tables] == [
+        ["test: all 2,210 sentences"],
+        ["test: the first 200 <b>sentences</b>"],  # a table cell: plain text, never markup
+    ]
+
+
+def test_the_shipped_cards_say_what_each_number_was_measured_on() -> None:
+    from selfexplain.model_card import read_model_card
+
+    root = Path(__file__).resolve().parents[1] / "assets" / "models"
+    for name in ("sst5-minilm", "snli-minilm"):
+        card = read_model_card(root / name)
+        assert all(m.measured_on for m in card.sharpness + card.faithfulness), name
+    card = read_model_card(root / "sst5-minilm")
+    uniform = [m for m in card.sharpness + card.faithfulness if "uniform alpha" in m.name]
+    assert len(uniform) == 2 and len({m.value for m in uniform}) == 2 and len({m.measured_on for m in uniform}) == 2
+
+
 def test_a_broken_card_is_reported_and_the_configuration_shown(tiny_model_dir: Path, tmp_path: Path) -> None:
     folder = _folder(tiny_model_dir, tmp_path)
     (folder / CARD_FILE).write_text("---\nselfexplain: {name: x, labels: [a], accuracy: {test: 7}}\n---\n<script>")
