@@ -2,9 +2,13 @@
 
 - ``records``: the pin record, what of an :class:`~selfexplain.explanation.Explanation` is stored, and
   the validation every record passes (added, imported or read back);
+- ``pin_schema``: the one schema of a pin's stored explanation, every field type- and range-checked;
 - ``schema``: the tables and the ordered migrations (``schema_version`` holds the version);
-- ``store``: :class:`~selfexplain.gallery.store.GalleryStore` (add, list, show, remove, export, import)
-  and where the database lives (``SELFEXPLAIN_DB_URL``, ``SELFEXPLAIN_HOME``);
+- ``location``: where the database lives (``SELFEXPLAIN_DB_URL``, ``SELFEXPLAIN_HOME``: a private
+  folder, the file 0600) and the SQLite settings;
+- ``store``: :class:`~selfexplain.gallery.store.GalleryStore` (add, keyset pages, show, remove, streamed
+  export and import);
+- ``transfer``: JSONL lines read bounded and validated one at a time, files written atomically;
 - ``view``: plain data for showing a stored pin (its top spans, a tokenless Explanation for the figures);
 - ``cli``: ``selfexplain gallery ...``.
 

@@ -25,6 +25,7 @@ from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy import event
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
 from selfexplain.errors import GalleryDatabaseError
 from selfexplain.private_paths import UnsafePathError, private_file, private_folder
@@ -90,3 +91,25 @@ def sqlite_setup(engine: sa.Engine) -> None:
     def _on_begin(connection: sa.Connection) -> None:
         write = connection.get_execution_options().get("gallery_write", False)
         connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+
+def first_line(err: BaseException) -> str:
+    """The first line of a (database) error's message, for one-line reports."""
+    text = str(getattr(err, "orig", None) or err).strip()
+    return text.splitlines()[0] if text else type(err).__name__
+
+
+def open_engine(raw: str) -> tuple[sa.Engine, str]:
+    """An engine for the URL ``raw`` (SQLite with :func:`sqlite_setup`) and the URL to show (password
+    hidden); GalleryDatabaseError for a URL that is malformed or names a missing driver."""
+    try:
+        parsed = sa.make_url(raw)
+        options: dict[str, Any] = {"pool_pre_ping": True}
+        if parsed.get_backend_name() == "sqlite":
+            options["connect_args"] = {"timeout": BUSY_TIMEOUT_S}
+        engine = sa.create_engine(parsed, **options)
+    except (ArgumentError, NoSuchModuleError, ImportError, ValueError) as err:
+        raise GalleryDatabaseError(f"bad gallery database URL {raw!r}: {first_line(err)}") from None
+    if engine.dialect.name == "sqlite":
+        sqlite_setup(engine)
+    return engine, parsed.render_as_string(hide_password=True)

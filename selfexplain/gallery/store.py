@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import sqlalchemy as sa
-from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
+from sqlalchemy.exc import SQLAlchemyError
 
 from selfexplain.errors import GalleryDatabaseError, GalleryImportError, PinNotFoundError
-from selfexplain.gallery.location import BUSY_TIMEOUT_S, database_url, sqlite_setup
+from selfexplain.gallery.location import database_url, first_line, open_engine
 from selfexplain.gallery.records import (
     ID_PATTERN,
     DamagedPinError,
@@ -44,27 +44,11 @@ BATCH = 500  # rows per keyset query and per insert
 SUMMARY = ("id", "created_at", "model", "text", "pair", "note", "label")
 
 
-def _first_line(err: BaseException) -> str:
-    text = str(getattr(err, "orig", None) or err).strip()
-    return text.splitlines()[0] if text else type(err).__name__
-
-
 class GalleryStore:
     """Pins in one database. Thread-safe (one engine, a connection per operation)."""
 
     def __init__(self, url: str | None = None) -> None:
-        raw = url or database_url()
-        try:
-            parsed = sa.make_url(raw)
-            self.url = parsed.render_as_string(hide_password=True)
-            options: dict[str, Any] = {"pool_pre_ping": True}
-            if parsed.get_backend_name() == "sqlite":
-                options["connect_args"] = {"timeout": BUSY_TIMEOUT_S}
-            self.engine = sa.create_engine(parsed, **options)
-        except (ArgumentError, NoSuchModuleError, ImportError, ValueError) as err:
-            raise GalleryDatabaseError(f"bad gallery database URL {raw!r}: {_first_line(err)}") from None
-        if self.engine.dialect.name == "sqlite":
-            sqlite_setup(self.engine)
+        self.engine, self.url = open_engine(url or database_url())  # self.url hides any password
         self.schema_before = self._guard(self._migrate)
 
     @property
@@ -78,7 +62,7 @@ class GalleryStore:
         try:
             return action()
         except SQLAlchemyError as err:
-            raise GalleryDatabaseError(f"gallery database {self.url}: {_first_line(err)}") from None
+            raise GalleryDatabaseError(f"gallery database {self.url}: {first_line(err)}") from None
 
     def _write(self) -> Any:
         """A connection whose transaction takes the write lock at once (SQLite: BEGIN IMMEDIATE)."""
@@ -289,7 +273,7 @@ def _pin(row: Any) -> Pin:
         return validate_record({**summary.to_dict(), "explanation": explanation})
     except (GalleryImportError, ValueError, RecursionError) as err:
         raise DamagedPinError(
-            row.id, f"pin {row.id} in the gallery is damaged and cannot be shown ({_first_line(err)}); delete it"
+            row.id, f"pin {row.id} in the gallery is damaged and cannot be shown ({first_line(err)}); delete it"
         ) from None
 
 

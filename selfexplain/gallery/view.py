@@ -1,6 +1,7 @@
 """Plain data for showing a stored pin with the app's usual pieces (no Streamlit here).
 
-A pin keeps the top spans, not the ``[T, T]`` grid, so it cannot be turned back into a full
+Every pin here has passed the pin schema (:mod:`selfexplain.gallery.pin_schema`), which is all this
+module relies on. A pin keeps the top spans, not the ``[T, T]`` grid, so it cannot be turned back into a full
 :class:`~selfexplain.explanation.Explanation`. :func:`summary_explanation` gives a tokenless one that
 carries the text, the pair, the label names and the probabilities, which is all that
 ``highlight_html`` and ``probability_figure`` read; :func:`pin_spans` gives the stored spans back as
@@ -45,8 +46,8 @@ def pin_spans(pin: Pin, k: int = 5, overlapping: bool = False) -> list[Span]:
     if overlapping or not spans:
         return spans[:k]
     starts = np.array([s.start_token for s in spans])
-    ends = np.array([s.end_token for s in spans])
-    kept = disjoint_spans(starts, ends, int(ends.max()) + 1, count=k)
+    ends = np.array([s.end_token for s in spans])  # below the token count: the pin schema checks it
+    kept = disjoint_spans(starts, ends, len(pin.explanation["tokens"]), count=k)
     return [spans[i] for i in kept]
 
 
