@@ -30,7 +30,7 @@ HOSTILE = {  # the rows of the attack, as a database written before the pin sche
     "nocount": lambda e: e.pop("num_valid_spans"),
     "lots": lambda e: e.update(num_valid_spans="lots"),
     "storedlist": lambda e: e.update(stored=[1]),
-    "labels": lambda e: e.update(probabilities={f"l{n}": 1 / 200_000 for n in range(200_000)}),
+    "labels": lambda e: e.update(probabilities={e["label"]: 0.5} | {f"l{n}": 0.5 / 200_000 for n in range(200_000)}),
 }
 LEAKS = ("Traceback", 'File "', str(ROOT), "site-packages", "KeyError", "ValueError", "AttributeError", "TypeError")
 

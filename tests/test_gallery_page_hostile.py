@@ -67,7 +67,7 @@ ROWS = {  # attack rows 1, 3 and 9 as they could sit in a database written befor
     "nocount": lambda e: e.pop("num_valid_spans"),
     "lots": lambda e: e.update(num_valid_spans="lots"),
     "stored": lambda e: e.update(stored=[1]),
-    "labels": lambda e: e.update(probabilities={f"l{n}": 1 / 200_000 for n in range(200_000)}),
+    "labels": lambda e: e.update(probabilities={e["label"]: 0.5} | {f"l{n}": 0.5 / 200_000 for n in range(200_000)}),
 }
 
 

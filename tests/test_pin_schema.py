@@ -66,7 +66,9 @@ HOSTILE = {  # attack rows 1, 3 and 9, and the schema's other bounds: (change, t
     "stored [1]": (_set("explanation.stored", [1]), "explanation.stored must be an object"),
     "stored.top_k 1e9": (_set("explanation.stored.top_k", 10**9), "stored.top_k must be"),
     "200,000 labels": (
-        _set("explanation.probabilities", {f"l{n}": 1 / 200_000 for n in range(200_000)}),
+        lambda r: r["explanation"].update(
+            probabilities={r["label"]: 0.5} | {f"l{n}": 0.5 / 200_000 for n in range(200_000)}
+        ),
         f"must map 1 to {MAX_LABELS:,} labels",
     ),
     "probability 2": (_set("explanation.probabilities", {"a": 2.0}), "must be a number from 0 to 1"),
