@@ -69,6 +69,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--sufficiency-weight", type=float, default=0.0, metavar="W",
         help="weight of the sufficiency term: the top span alone must decide as the whole input (0 = off)",
     )  # fmt: skip
+    train.add_argument(
+        "--init-from", default=None, metavar="DIR",
+        help="start the encoder from this fine-tuned model (selfexplain or Hugging Face folder; two-stage training)",
+    )  # fmt: skip
+    train.add_argument(
+        "--teacher", default=None, metavar="DIR",
+        help="distil: add a KL term towards this model's probabilities (selfexplain or HF classification folder)",
+    )  # fmt: skip
+    train.add_argument("--teacher-weight", type=float, default=1.0, metavar="W", help="weight of the KL term")
+    train.add_argument("--teacher-temperature", type=float, default=1.0, metavar="T", help="KL temperature")
+    train.add_argument(
+        "--pair-alpha", choices=["per-segment", "joint"], default="per-segment",
+        help="pair models: one alpha over premise spans and one over hypothesis spans (default), or one over both",
+    )  # fmt: skip
     train.add_argument("--epochs", type=int, default=3)
     train.add_argument("--batch-size", type=int, default=32)
     train.add_argument("--lr", type=float, default=3e-5, help="encoder learning rate")
@@ -166,6 +180,8 @@ def run_train(args: argparse.Namespace) -> int:
         raise InvalidInputError("--anneal-temperature must be above 0 (1 switches annealing off)")
     if args.complement_weight < 0 or args.sufficiency_weight < 0:
         raise InvalidInputError("--complement-weight and --sufficiency-weight must be 0 or above")
+    if args.teacher_weight < 0 or not args.teacher_temperature > 0:
+        raise InvalidInputError("--teacher-weight must be 0 or above and --teacher-temperature above 0")
     names = _label_names(args.labels)
     train_examples = read_model_examples(
         args, args.train, names, split="train", phrases=args.phrases, min_phrase_words=args.min_phrase_words
@@ -188,6 +204,9 @@ def run_train(args: argparse.Namespace) -> int:
         max_span_width=args.max_span_width,
         span_unit=args.span_unit,
         normaliser=args.normaliser,
+        segment_alpha=args.head == "span"
+        and args.pair_alpha == "per-segment"
+        and (args.pair_column is not None or any(e.pair for e in train_examples)),
         lambda_=args.lambda_,
         uniform_alpha=args.uniform_alpha,
         window_stride=args.window_stride,
@@ -209,6 +228,10 @@ def run_train(args: argparse.Namespace) -> int:
         temperature_start=args.anneal_temperature,
         complement_weight=args.complement_weight,
         sufficiency_weight=args.sufficiency_weight,
+        init_from=args.init_from,
+        teacher=args.teacher,
+        teacher_weight=args.teacher_weight,
+        teacher_temperature=args.teacher_temperature,
     )
     sources = {"train": args.train, "dev": args.dev, "command": shlex.join(["selfexplain", *args.argv])}
     if args.phrases:

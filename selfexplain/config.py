@@ -29,6 +29,10 @@ class ModelConfig:
     (words as the tokenizer's pre-tokenizer splits them); "piece": any sub-word piece (folders
     written before the option existed load as "piece"). ``normaliser`` maps span logits to alpha:
     "softmax" (the paper), or "sparsemax" / "entmax15", which give alpha true zeros.
+    ``segment_alpha`` (pair models): alpha is normalised within each text, one distribution over the
+    premise's spans and one over the hypothesis's, each holding half of the total weight, and the
+    classifier reads both weighted sums side by side ``[p; h]`` (folders written before the option
+    existed load with one distribution over both texts).
     """
 
     encoder: str
@@ -45,6 +49,7 @@ class ModelConfig:
     window_stride: int = 256
     span_unit: SpanUnit = "word"
     normaliser: str = "softmax"
+    segment_alpha: bool = False
     name: str = ""
     metrics: dict[str, float] = field(default_factory=dict)
 
@@ -68,6 +73,8 @@ class ModelConfig:
             raise ValueError("max_span_width must be at least 1")
         if self.span_unit not in ("word", "piece"):
             raise ValueError(f"unknown span_unit {self.span_unit!r}; use word or piece")
+        if self.segment_alpha and not (self.pair and self.head == "span"):
+            raise ValueError("segment_alpha needs a pair model with the span head")
         if self.normaliser not in NORMALISER_NAMES:
             raise ValueError(f"unknown normaliser {self.normaliser!r}; use one of {', '.join(NORMALISER_NAMES)}")
 
@@ -88,6 +95,7 @@ class ModelConfig:
             "window_stride": (integer, "an integer"),
             "span_unit": ((str,), "a string"),
             "normaliser": ((str,), "a string"),
+            "segment_alpha": ((bool,), "true or false"),
             "name": ((str,), "a string"),
             "metrics": ((dict,), "an object"),
         }

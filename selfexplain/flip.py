@@ -51,24 +51,37 @@ def subsets_by_size(count: int) -> np.ndarray:
     return bits[order]
 
 
-def smallest_flip(alpha: np.ndarray, contributions: np.ndarray, bias: np.ndarray, top: int) -> np.ndarray | None:
+def smallest_flip(
+    alpha: np.ndarray, contributions: np.ndarray, bias: np.ndarray, top: int, segments: np.ndarray | None = None
+) -> np.ndarray | None:
     """Positions (into the top ``top`` of ``alpha`` ``[V]``, by rank) of the smallest flipping set, or None.
 
-    ``contributions`` ``[V, C]`` and ``bias`` ``[C]``; alpha is renormalised over the spans left.
+    ``contributions`` ``[V, C]`` and ``bias`` ``[C]``; alpha is renormalised over the spans left. With
+    ``segments`` ``[V]`` (per-segment alpha) each text is renormalised to its own mass, and a text whose
+    spans are all removed contributes nothing (as long as the other text keeps some weight).
     """
     order = np.argsort(-alpha, kind="stable")[:top]
     predicted = int(np.argmax(alpha @ contributions + bias))
-    bits = subsets_by_size(len(order))
-    weighted = alpha[order, None] * contributions[order]  # [K, C]
-    removed_mass = bits @ alpha[order]  # [M]
-    keep = removed_mass < 1.0 - 1e-9  # removing all the mass leaves nothing to renormalise
-    logits = (alpha @ contributions - bits.astype(np.float64) @ weighted) / np.where(keep, 1.0 - removed_mass, 1.0)[
-        :, None
-    ] + bias
+    bits = subsets_by_size(len(order)).astype(np.float64)
+    groups = segments if segments is not None else np.zeros(alpha.shape[0], dtype=np.int64)
+    logits = np.zeros((bits.shape[0], bias.shape[0])) + bias
+    left_mass = np.zeros(bits.shape[0])
+    for side in np.unique(groups).tolist():  # one or two texts
+        inside = groups == side
+        chosen = inside[order]
+        mass = float(alpha[inside].sum())
+        weighted = (alpha[order, None] * contributions[order]) * chosen[:, None]  # [K, C]
+        removed = bits @ (alpha[order] * chosen)  # [M]
+        left = mass - removed
+        scale = np.where(left > 1e-9, mass / np.where(left > 1e-9, left, 1.0), 0.0)
+        part = alpha[inside] @ contributions[inside] - bits @ weighted
+        logits += part * scale[:, None]
+        left_mass += np.where(left > 1e-9, left, 0.0)
+    keep = left_mass > 1e-9  # removing all the mass leaves nothing to renormalise
     flips = keep & (logits.argmax(axis=1) != predicted)
     if not flips.any():
         return None
-    return order[bits[int(np.argmax(flips))]]
+    return order[bits[int(np.argmax(flips))].astype(bool)]
 
 
 def flip_certificate(explainer: SelfExplainer, text: str, pair: str | None = None) -> FlipCertificate | None:
@@ -76,7 +89,7 @@ def flip_certificate(explainer: SelfExplainer, text: str, pair: str | None = Non
     None when no set of the top :data:`MAX_FLIP_SPANS` spans flips the decision."""
     instance = explainer.instance(text, pair)
     view = span_view(explainer, instance)
-    chosen = smallest_flip(view.alpha, view.contributions, view.bias, MAX_FLIP_SPANS)
+    chosen = smallest_flip(view.alpha, view.contributions, view.bias, MAX_FLIP_SPANS, view.segments)
     if chosen is None:
         return None
     names = list(explainer.config.label_names)
@@ -85,7 +98,7 @@ def flip_certificate(explainer: SelfExplainer, text: str, pair: str | None = Non
     rank_of[ranked] = np.arange(1, ranked.size + 1)
     left = np.ones(view.alpha.shape[0], dtype=bool)
     left[chosen] = False
-    alpha = np.where(left, view.alpha, 0.0) / view.alpha[left].sum()
+    alpha = view.rescaled(left)
     probabilities = softmax(view.logits(alpha))
     keep = np.ones(instance.num_tokens, dtype=bool)
     for position in chosen.tolist():  # at most 20 spans

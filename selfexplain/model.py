@@ -21,7 +21,7 @@ from transformers import PreTrainedModel
 from selfexplain.config import ModelConfig
 from selfexplain.encoders import load_encoder
 from selfexplain.families import family_of
-from selfexplain.spans import SpanLayer, span_index, span_validity
+from selfexplain.spans import SpanLayer, SpanLayerOutput, span_index, span_validity
 
 EncoderPrecision = Literal["float32", "bfloat16"]
 WINDOW_GROUP = 8  # windows encoded together by forward_windows without gradients
@@ -36,7 +36,8 @@ class ModelOutput:
     encoder's sequence); attentions: per layer ``[B, heads, N, N]``;
     hidden_states: per layer (embeddings first) ``[B, N, H]``; span_inputs: the
     token vectors the span layer read ``[B, N, H]`` (windows: ``[1, Wn * n, H]``,
-    the slots of ``span_starts``); loss a scalar when labels were given.
+    the slots of ``span_starts``); span_segments ``[B, S]`` the text (0/1) each slot lies in;
+    loss a scalar when labels were given.
     """
 
     logits: torch.Tensor
@@ -48,6 +49,7 @@ class ModelOutput:
     attentions: tuple[torch.Tensor, ...] | None = None
     hidden_states: tuple[torch.Tensor, ...] | None = None
     span_inputs: torch.Tensor | None = None
+    span_segments: torch.Tensor | None = None
     loss: torch.Tensor | None = None
 
 
@@ -81,7 +83,8 @@ class SelfExplainingModel(nn.Module):
             self.span_layer.uniform = config.uniform_alpha
             self.span_layer.normaliser = config.normaliser  # type: ignore[assignment]
         self.dropout = nn.Dropout(config.dropout)
-        self.output = nn.Linear(hidden, config.num_labels)
+        # per-segment alpha: the classifier reads the premise's and the hypothesis's weighted sums side by side
+        self.output = nn.Linear(hidden * (2 if config.segment_alpha else 1), config.num_labels)
         self.encoder_precision: EncoderPrecision = "float32"
 
     def set_encoder_precision(self, precision: EncoderPrecision) -> None:
@@ -123,6 +126,33 @@ class SelfExplainingModel(nn.Module):
         reduced = self.encoder_precision == "bfloat16"
         with torch.autocast(attention_mask.device.type, dtype=torch.bfloat16, enabled=reduced):
             return self.encoder(attention_mask=attention_mask, return_dict=True, **inputs)
+
+    def read_spans(
+        self, hidden: torch.Tensor, valid: torch.Tensor, starts: torch.Tensor, ends: torch.Tensor,
+        segments: torch.Tensor,
+    ) -> SpanLayerOutput:  # fmt: skip
+        """The span layer over ``hidden`` ``[B, N, H]``: ``pooled`` ``[B, H]`` (``[B, 2H]`` with per-segment
+        alpha), ``logits`` and ``alpha`` ``[B, S]``. ``segments`` ``[B, S]``: the text of each slot.
+
+        With ``config.segment_alpha`` the normaliser runs once per text, and each text present holds an
+        equal share of alpha (1/2 each for a pair), so ``alpha`` still sums to 1 and
+        ``logits = sum_s alpha_s * W_text(s) h_s / share(text(s)) + b`` stays linear in alpha."""
+        assert self.span_layer is not None
+        if not self.config.segment_alpha:
+            return self.span_layer(hidden, valid, starts, ends)
+        sides = [valid & (segments == side) for side in (0, 1)]  # two texts, not a loop over spans
+        present = torch.stack([side.any(dim=1) for side in sides], dim=1)  # [B, 2]
+        shares = present.to(hidden.dtype) / present.sum(dim=1, keepdim=True).clamp_min(1)
+        parts = []
+        for index, side in enumerate(sides):
+            # a row without spans on this side runs on all its spans and is zeroed (no empty normaliser)
+            out = self.span_layer(hidden, torch.where(present[:, index : index + 1], side, valid), starts, ends)
+            parts.append(out)
+        keep = [present[:, i : i + 1].to(hidden.dtype) for i in (0, 1)]
+        alpha = parts[0].alpha * shares[:, :1] * keep[0] + parts[1].alpha * shares[:, 1:] * keep[1]
+        pooled = torch.cat([parts[0].pooled * keep[0], parts[1].pooled * keep[1]], dim=-1)
+        logits = torch.where(sides[0], parts[0].logits, parts[1].logits)
+        return SpanLayerOutput(pooled=pooled, logits=logits, alpha=alpha)
 
     @property
     def num_encoder_layers(self) -> int:
@@ -174,10 +204,11 @@ class SelfExplainingModel(nn.Module):
                 valid = span_validity(token_mask, segment_ids, starts, ends, word_start, word_end)
             else:
                 valid = span_validity(token_mask, segment_ids, starts, ends)
-            spans = self.span_layer(hidden, valid, starts, ends)
+            segments = segment_ids[:, starts]
+            spans = self.read_spans(hidden, valid, starts, ends, segments)
             pooled, alpha = spans.pooled, spans.alpha
             extras.update(alpha=alpha, span_logits=spans.logits, span_valid=valid, span_starts=starts, span_ends=ends)
-            extras["span_inputs"] = hidden
+            extras.update(span_inputs=hidden, span_segments=segments)
         elif self.config.head == "cls":
             pooled = self.family.summary_vectors(hidden, attention_mask)
         else:

@@ -26,6 +26,7 @@ CONFIG_RECIPE = {
     "encoder_layer": "encoder_layer",
     "max_span_width": "max_span_width",
     "uniform_alpha": "uniform_alpha",
+    "segment_alpha": "alpha_per_text",
     "dropout": "dropout",
     "max_length": "inference_max_length",
     "window_stride": "window_stride",

@@ -37,7 +37,10 @@ def complement_loss(model: SelfExplainingModel, output: ModelOutput) -> torch.Te
     saved = layer.uniform, layer.normaliser
     layer.uniform, layer.normaliser = True, "softmax"  # all logits 0: the fused softmax path gives the mean
     try:
-        spans = layer(output.span_inputs, output.span_valid, output.span_starts, output.span_ends)
+        segments = output.span_segments
+        if segments is None:
+            segments = torch.zeros_like(output.span_valid, dtype=torch.long)
+        spans = model.read_spans(output.span_inputs, output.span_valid, output.span_starts, output.span_ends, segments)
     finally:
         layer.uniform, layer.normaliser = saved
     log_probs = F.log_softmax(model.output(model.dropout(spans.pooled)), dim=-1)

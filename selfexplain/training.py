@@ -35,6 +35,7 @@ from selfexplain.model_card import write_model_card
 from selfexplain.model_card_text import card_from_training
 from selfexplain.objectives import complement_loss, sufficiency_loss, top_span_inputs
 from selfexplain.pipeline import SelfExplainer
+from selfexplain.warm_start import distillation_loss, teacher_targets, warm_start
 
 STATE_TENSORS = "optimizer.safetensors"
 STATE_JSON = "training_state.json"
@@ -61,6 +62,12 @@ class TrainOptions:
     # weights of the auxiliary terms of selfexplain.objectives (0 = off)
     complement_weight: float = 0.0
     sufficiency_weight: float = 0.0
+    # two-stage training (selfexplain.warm_start): the encoder starts from this fine-tuned model, and a
+    # KL term pulls the predictions towards this teacher's probabilities at this temperature
+    init_from: str | None = None
+    teacher: str | None = None
+    teacher_weight: float = 1.0
+    teacher_temperature: float = 1.0
 
 
 def annealed_temperature(step: int, total: int, start: float) -> float:
@@ -138,10 +145,12 @@ def batch_loss(
     chunk: Sequence[Example],
     options: TrainOptions,
     device: torch.device,
+    targets: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """Mean loss over ``chunk``, each text tokenised once (:func:`~selfexplain.inputs.plan_inputs`). With
     ``long_inputs="windows"`` a single text longer than ``max_length`` tokens is read in windows (one
-    forward each) instead of being cut. Training runs its own model object, so it calls it here."""
+    forward each) instead of being cut. ``targets`` ``[len(chunk), C]``: a teacher's probabilities for the
+    distillation term. Training runs its own model object, so it calls it here."""
     core = model.module if hasattr(model, "module") else model
     pairs = [e.pair or "" for e in chunk] if core.config.pair else None
     windows = options.long_inputs == "windows" and not core.config.pair
@@ -154,6 +163,9 @@ def batch_loss(
         labels = torch.tensor([chunk[i].label for i in indices], device=device)
         output = model(**batch.model_inputs(device), labels=labels)
         loss = output.loss
+        if targets is not None and options.teacher_weight:
+            kl = distillation_loss(output.logits, targets[indices].to(device), options.teacher_temperature)
+            loss = loss + options.teacher_weight * kl
         if core.span_layer is not None and options.complement_weight:
             loss = loss + options.complement_weight * complement_loss(core, output)
         if core.span_layer is not None and options.sufficiency_weight:
@@ -168,7 +180,12 @@ def batch_loss(
         total = total + loss * len(indices)
     for index in sorted(plan.windows):
         label = torch.tensor([chunk[index].label], device=device)
-        total = total + core.forward_windows(**plan.windows[index].model_inputs(device), labels=label).loss
+        output = core.forward_windows(**plan.windows[index].model_inputs(device), labels=label)
+        loss = output.loss
+        if targets is not None and options.teacher_weight:
+            kl = distillation_loss(output.logits, targets[index : index + 1].to(device), options.teacher_temperature)
+            loss = loss + options.teacher_weight * kl
+        total = total + loss
     return total / len(chunk)
 
 
@@ -196,6 +213,15 @@ def train(
     else:
         tokenizer = load_tokenizer(config.encoder)
         model = SelfExplainingModel(config)
+        if options.init_from:
+            copied = warm_start(model, options.init_from)
+            accelerator.print(f"warm start from {options.init_from}: {' and '.join(copied)} copied")
+    targets = None
+    if options.teacher:
+        # computed before any training step (and again on resume: the teacher is fixed, so identically)
+        targets = teacher_targets(
+            options.teacher, train_examples, config.label_names, options.max_length, progress=options.progress
+        ).probabilities
     model.set_fused(options.fused)
     optimizer = _optimizer(model, options)
     history: list[dict[str, float]] = []
@@ -228,7 +254,8 @@ def train(
             if core.span_layer is not None:
                 core.span_layer.temperature = annealed_temperature(global_step, total, options.temperature_start)
             chunk = [train_examples[i] for i in index]
-            loss = batch_loss(model, tokenizer, chunk, options, accelerator.device)
+            chunk_targets = targets[index] if targets is not None else None
+            loss = batch_loss(model, tokenizer, chunk, options, accelerator.device, chunk_targets)
             accelerator.backward(loss)
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()

@@ -27,7 +27,9 @@ SPARSE_REMOVALS = 256
 class SpanView:
     """``scores`` ``[V]`` interpretation logits o(i,j) (float64), ``alpha`` = normaliser(scores) ``[V]``
     (the model's alpha), ``contributions`` ``L`` ``[V, C]``, ``bias`` ``[C]``; ``starts``/``ends`` ``[V]``
-    real-token indices; ``normaliser`` the model's map from scores to alpha (softmax, sparsemax, entmax15)."""
+    real-token indices; ``normaliser`` the model's map from scores to alpha (softmax, sparsemax, entmax15).
+    With per-segment alpha (pair models), ``segments`` ``[V]`` is each span's text (0/1) and ``shares``
+    ``[2]`` the alpha mass each text holds: alpha is normalised within each text to its share."""
 
     scores: np.ndarray
     alpha: np.ndarray
@@ -36,6 +38,36 @@ class SpanView:
     starts: np.ndarray
     ends: np.ndarray
     normaliser: str = "softmax"
+    segments: np.ndarray | None = None
+    shares: np.ndarray | None = None
+
+    def rescaled(self, kept: np.ndarray) -> np.ndarray:
+        """``[..., V]``: alpha with only ``kept`` ``[..., V]`` left, scaled back to its total (per text, to
+        each text's share, with per-segment alpha; a text with nothing left holds nothing)."""
+        alpha = np.where(kept, self.alpha, 0.0)
+        if self.segments is None or self.shares is None:
+            return alpha / alpha.sum(axis=-1, keepdims=True)
+        out = np.zeros_like(alpha)
+        for side in (0, 1):  # the two texts of a pair
+            mask = self.segments == side
+            mass = (alpha * mask).sum(axis=-1, keepdims=True)
+            out += np.where(mask, alpha * self.shares[side] / np.where(mass > 0, mass, 1.0), 0.0)
+        return out
+
+    def renormalised(self, keep: torch.Tensor) -> torch.Tensor:
+        """``[R, V]``: the normaliser re-run on the scores of the ``keep`` ``[R, V]`` spans (per text with
+        per-segment alpha, each text scaled to its share; a text with nothing left holds nothing)."""
+        scores = torch.from_numpy(self.scores).unsqueeze(0).expand(keep.shape[0], -1)
+        if self.segments is None or self.shares is None:
+            return normalise(self.normaliser, scores, keep)  # type: ignore[arg-type]
+        out = torch.zeros(keep.shape, dtype=scores.dtype)
+        for side in (0, 1):
+            mask = keep & torch.from_numpy(self.segments == side).unsqueeze(0)
+            rows = mask.any(dim=1)
+            if rows.any():
+                part = normalise(self.normaliser, scores[rows], mask[rows])  # type: ignore[arg-type]
+                out[rows] += part * float(self.shares[side])
+        return out
 
     def logits(self, alpha: np.ndarray) -> np.ndarray:
         """``[..., C]`` logits for alphas ``[..., V]``."""
@@ -59,7 +91,19 @@ def span_view(explainer: SelfExplainer, instance: Instance) -> SpanView:
     with explainer.lock:  # the span layer caches its projection weights: model state
         features = net.span_layer.token_features(output.span_inputs)
         vectors = net.span_layer.span_vectors(features, starts, ends)[0]  # [V, H]
-    contributions = (vectors @ net.output.weight.T).double().cpu().numpy()
+    segments = shares = None
+    if net.config.segment_alpha and output.span_segments is not None:
+        # logits = sum_s alpha_s W_text(s) h_s / share(text(s)) + b (see SelfExplainingModel.read_spans)
+        side = output.span_segments[0, valid]
+        present = torch.stack([(side == k).any() for k in (0, 1)]).double()
+        share_of = present / present.sum()
+        size = vectors.shape[-1]
+        per_side = torch.stack([vectors @ net.output.weight[:, k * size : (k + 1) * size].T for k in (0, 1)])
+        contributions = per_side.gather(0, side.view(1, -1, 1).expand(1, -1, per_side.shape[-1]))[0]
+        contributions = (contributions.double() / share_of[side].unsqueeze(1)).cpu().numpy()
+        segments, shares = side.cpu().numpy(), share_of.cpu().numpy()
+    else:
+        contributions = (vectors @ net.output.weight.T).double().cpu().numpy()
     scores = output.span_logits[0, valid].double().cpu().numpy()
     if instance.windowed:
         index = instance.plan.global_index.reshape(-1).numpy()
@@ -67,8 +111,11 @@ def span_view(explainer: SelfExplainer, instance: Instance) -> SpanView:
         index = token_index(instance.batch.token_mask[0].numpy())
     first, last = span_tokens(index, *(t.cpu().numpy() for t in (output.span_starts, output.span_ends, valid)))
     normaliser = net.config.normaliser
-    alpha = softmax(scores) if normaliser == "softmax" else output.alpha[0, valid].double().cpu().numpy()
-    return SpanView(scores, alpha, contributions, net.output.bias.double().cpu().numpy(), first, last, normaliser)
+    alpha = output.alpha[0, valid].double().cpu().numpy()
+    if normaliser == "softmax" and segments is None:
+        alpha = softmax(scores)  # float64 from the scores
+    bias = net.output.bias.double().cpu().numpy()
+    return SpanView(scores, alpha, contributions, bias, first, last, normaliser, segments, shares)
 
 
 def removal_logits(view: SpanView, order: np.ndarray) -> np.ndarray:
@@ -76,7 +123,7 @@ def removal_logits(view: SpanView, order: np.ndarray) -> np.ndarray:
     remaining scores to alpha again (``K = V - 1``). For softmax that is alpha renormalised over the
     rest (suffix sums of ``exp(o - max o)``, float64); a sparse normaliser is re-applied, for at most
     :data:`SPARSE_REMOVALS` removals."""
-    if view.normaliser != "softmax":
+    if view.normaliser != "softmax" or view.segments is not None:
         return _sparse_removal_logits(view, order)
     weights = np.exp(view.scores[order] - view.scores.max())
     mass = np.cumsum(weights[::-1])[::-1]  # sum over order[k:]
@@ -89,12 +136,11 @@ def _sparse_removal_logits(view: SpanView, order: np.ndarray, rows_per_chunk: in
     steps = min(count - 1, SPARSE_REMOVALS)
     rank_of = np.empty(count, dtype=np.int64)
     rank_of[order] = np.arange(count)
-    scores = torch.from_numpy(view.scores).unsqueeze(0)
     out = []
     for lo in range(1, steps + 1, rows_per_chunk):
         k = torch.arange(lo, min(steps, lo + rows_per_chunk - 1) + 1).unsqueeze(1)  # [R, 1]
         keep = torch.from_numpy(rank_of).unsqueeze(0) >= k  # [R, V]
-        alpha = normalise(view.normaliser, scores.expand(keep.shape[0], -1), keep)  # type: ignore[arg-type]
+        alpha = view.renormalised(keep)
         out.append(view.logits(alpha.numpy()))
     return np.concatenate(out) if out else np.zeros((0, view.bias.shape[0]))
 
@@ -162,8 +208,13 @@ def adversarial_alpha(
 
 
 def uniform_prediction(view: SpanView) -> int:
-    """The predicted class when alpha is replaced by the uniform distribution over the valid spans."""
-    return int(np.argmax(view.contributions.mean(axis=0) + view.bias))
+    """The predicted class when alpha is replaced by the uniform distribution over the valid spans (over
+    each text's spans, to its share, with per-segment alpha)."""
+    if view.segments is None or view.shares is None:
+        return int(np.argmax(view.contributions.mean(axis=0) + view.bias))
+    counts = np.bincount(view.segments, minlength=2).astype(np.float64)
+    uniform = view.shares[view.segments] / counts[view.segments]
+    return int(np.argmax(view.logits(uniform)))
 
 
 def best_window(scores: np.ndarray, length: int) -> tuple[int, int]:

@@ -1,0 +1,161 @@
+"""Two-stage training: start from an already fine-tuned encoder, learn from a teacher's probabilities.
+
+- **Warm start** (``train --init-from DIR``): the new model's encoder takes the weights of a model
+  already fine-tuned on the task (a selfexplain folder, e.g. the mean-pooling baseline, or a Hugging
+  Face folder). The encoder architecture must match the new model's; the base encoder named in the
+  new model's config stays the reference for compact (delta) folders.
+- **Distillation** (``train --teacher DIR``): a KL term towards a teacher's class probabilities,
+  ``T^2 KL(p_teacher^(1/T) || p_student^(1/T))`` (Hinton et al. 2015). The teacher is any selfexplain
+  folder or Hugging Face sequence-classification folder (safetensors only, no remote code); its
+  probabilities over the training set are computed once before training.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+from tqdm.auto import tqdm
+
+from selfexplain.config import CONFIG_FILE
+from selfexplain.data import Example
+from selfexplain.errors import InvalidInputError
+from selfexplain.model import SelfExplainingModel
+
+
+def _is_selfexplain_folder(source: str) -> bool:
+    from selfexplain.model_folders import available_models
+
+    return source in available_models() or (Path(source).expanduser() / CONFIG_FILE).is_file()
+
+
+def _load_hf_classifier(source: str) -> tuple[torch.nn.Module, object]:
+    """A Hugging Face sequence-classification model and its fast tokenizer (safetensors only)."""
+    from transformers import AutoModelForSequenceClassification
+
+    from selfexplain.encoders import check_safe_weights, hub_allowed, load_tokenizer
+
+    path = Path(source).expanduser()
+    if path.is_dir():
+        check_safe_weights(path)
+    elif not hub_allowed():
+        raise InvalidInputError(f"no model folder at {source!r} (Hub ids need the Hub allowed)")
+    try:
+        model = AutoModelForSequenceClassification.from_pretrained(
+            str(path) if path.is_dir() else source,
+            use_safetensors=True,
+            trust_remote_code=False,
+            local_files_only=not hub_allowed(),
+        )
+    except (OSError, ValueError) as err:
+        raise InvalidInputError(f"cannot read {source!r} as a sequence-classification model: {err}") from None
+    return model.eval(), load_tokenizer(str(path) if path.is_dir() else source)
+
+
+def encoder_weights(source: str) -> tuple[dict[str, torch.Tensor], dict[str, torch.Tensor] | None]:
+    """The fine-tuned encoder's state dict, and the source's output layer (``weight``/``bias``) when it
+    is a selfexplain mean-pooling model (whose pooled vector lives where span means live), else None."""
+    if _is_selfexplain_folder(source):
+        from selfexplain.checkpoint import load_model_directory
+        from selfexplain.model_folders import resolve_model
+
+        model, _ = load_model_directory(resolve_model(source))
+        output = None
+        if model.config.head == "mean":
+            output = {k: v.detach().clone() for k, v in model.output.state_dict().items()}
+        return {k: v.detach().clone() for k, v in model.encoder.state_dict().items()}, output
+    model, _ = _load_hf_classifier(source)
+    base = getattr(model, "base_model", model)
+    return {k: v.detach().clone() for k, v in base.state_dict().items()}, None
+
+
+def warm_start(model: SelfExplainingModel, source: str) -> list[str]:
+    """Load ``source``'s fine-tuned encoder into ``model`` (and its output layer when it reads the same
+    space: a mean-pooling source and a model with mean span vectors and the same labels). Returns what
+    was copied, for the log. Raises :class:`InvalidInputError` when the encoders do not match."""
+    encoder, output = encoder_weights(source)
+    own = model.encoder.state_dict()
+    missing = sorted(set(own) - set(encoder))
+    mismatched = sorted(k for k in own if k in encoder and encoder[k].shape != own[k].shape)
+    if missing or mismatched:
+        detail = (missing or mismatched)[:3]
+        raise InvalidInputError(f"--init-from {source}: its encoder does not match {model.config.encoder} ({detail})")
+    model.encoder.load_state_dict({k: encoder[k] for k in own})
+    copied = ["encoder"]
+    same_space = model.config.head == "mean" or (
+        model.span_layer is not None and model.config.span_representation == "mean"
+    )
+    if output is not None and same_space and output["weight"].shape == model.output.weight.shape:
+        model.output.load_state_dict(output)
+        copied.append("output layer")
+    return copied
+
+
+@dataclass(frozen=True)
+class TeacherTargets:
+    """The teacher's class probabilities ``[E, C]`` for the training examples, in their order."""
+
+    probabilities: torch.Tensor
+    source: str
+
+
+def _label_order(teacher_names: Sequence[str], student_names: Sequence[str], source: str) -> list[int]:
+    """Teacher column of each student label: by name when the names agree as sets, else by index."""
+    if len(teacher_names) != len(student_names):
+        raise InvalidInputError(
+            f"--teacher {source}: it has {len(teacher_names)} labels, the model being trained {len(student_names)}"
+        )
+    if set(teacher_names) == set(student_names):
+        return [list(teacher_names).index(name) for name in student_names]
+    return list(range(len(student_names)))
+
+
+def teacher_targets(
+    source: str,
+    examples: Sequence[Example],
+    label_names: Sequence[str],
+    max_length: int = 128,
+    batch_size: int = 64,
+    progress: bool = True,
+) -> TeacherTargets:
+    """Run the teacher once over ``examples`` and return its probabilities ``[E, C]`` in the student's
+    label order."""
+    if _is_selfexplain_folder(source):
+        from selfexplain.evaluation import predict_examples
+        from selfexplain.pipeline import load_model
+
+        explainer = load_model(source)
+        order = _label_order(explainer.config.label_names, label_names, source)
+        result = predict_examples(
+            explainer, examples, batch_size, progress, description="teacher", max_length=max_length
+        )
+        return TeacherTargets(torch.from_numpy(result.probabilities[:, order].copy()), source)
+    model, tokenizer = _load_hf_classifier(source)
+    id2label = getattr(model.config, "id2label", None) or {}
+    names = [str(id2label.get(i, i)) for i in range(int(model.config.num_labels))]
+    order = _label_order(names, label_names, source)
+    rows = []
+    with torch.inference_mode():
+        for lo in tqdm(range(0, len(examples), batch_size), desc="teacher", disable=not progress):
+            chunk = examples[lo : lo + batch_size]
+            pairs = [e.pair or "" for e in chunk] if any(e.pair for e in chunk) else None
+            encoded = tokenizer(  # type: ignore[operator]
+                [e.text for e in chunk], pairs, truncation=True, max_length=max_length, padding=True,
+                return_tensors="pt",
+            )  # fmt: skip
+            rows.append(torch.softmax(model(**encoded).logits.float(), dim=-1))
+    return TeacherTargets(torch.cat(rows)[:, order].contiguous(), source)
+
+
+def distillation_loss(
+    student_logits: torch.Tensor, teacher_probabilities: torch.Tensor, temperature: float
+) -> torch.Tensor:
+    """``T^2 KL(q || p)`` averaged over the batch, with ``q`` the teacher's probabilities ``[B, C]``
+    sharpened/softened to temperature ``T`` and ``p`` the student's softmax at ``T``."""
+    log_q = torch.log(teacher_probabilities.clamp_min(1e-8)) / temperature
+    target = F.softmax(log_q, dim=-1)
+    student = F.log_softmax(student_logits / temperature, dim=-1)
+    return F.kl_div(student, target, reduction="batchmean") * temperature**2
