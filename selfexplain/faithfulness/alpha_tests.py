@@ -118,22 +118,25 @@ def span_view(explainer: SelfExplainer, instance: Instance) -> SpanView:
     return SpanView(scores, alpha, contributions, bias, first, last, normaliser, segments, shares)
 
 
-def removal_logits(view: SpanView, order: np.ndarray) -> np.ndarray:
+def removal_logits(view: SpanView, order: np.ndarray, steps: int | None = None) -> np.ndarray:
     """``[K, C]``: logits after removing the first ``k = 1 .. K`` spans of ``order`` and mapping the
     remaining scores to alpha again (``K = V - 1``). For softmax that is alpha renormalised over the
     rest (suffix sums of ``exp(o - max o)``, float64); a sparse normaliser is re-applied, for at most
-    :data:`SPARSE_REMOVALS` removals."""
+    :data:`SPARSE_REMOVALS` removals. ``steps`` keeps only the first removals (``[steps, C]``)."""
     if view.normaliser != "softmax" or view.segments is not None:
-        return _sparse_removal_logits(view, order)
+        return _sparse_removal_logits(view, order, steps=steps)
     weights = np.exp(view.scores[order] - view.scores.max())
     mass = np.cumsum(weights[::-1])[::-1]  # sum over order[k:]
     weighted = np.cumsum((weights[:, None] * view.contributions[order])[::-1], axis=0)[::-1]
-    return weighted[1:] / mass[1:, None] + view.bias
+    logits = weighted[1:] / mass[1:, None] + view.bias
+    return logits if steps is None else logits[:steps]
 
 
-def _sparse_removal_logits(view: SpanView, order: np.ndarray, rows_per_chunk: int = 128) -> np.ndarray:
+def _sparse_removal_logits(
+    view: SpanView, order: np.ndarray, rows_per_chunk: int = 128, steps: int | None = None
+) -> np.ndarray:
     count = view.alpha.shape[0]
-    steps = min(count - 1, SPARSE_REMOVALS)
+    steps = min(count - 1, SPARSE_REMOVALS, steps if steps is not None else SPARSE_REMOVALS)
     rank_of = np.empty(count, dtype=np.int64)
     rank_of[order] = np.arange(count)
     out = []

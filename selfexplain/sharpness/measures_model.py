@@ -123,4 +123,4 @@ def top_out_flip(view: SpanView) -> float:
         return float("nan")
     order = np.lexsort((view.ends, view.starts, -view.alpha))
     predicted = int(np.argmax(view.logits(view.alpha)))
-    return float(int(np.argmax(removal_logits(view, order)[0])) != predicted)
+    return float(int(np.argmax(removal_logits(view, order, steps=1)[0])) != predicted)
