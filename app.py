@@ -13,7 +13,6 @@ import json
 from contextlib import nullcontext
 from functools import partial
 
-import numpy as np
 import streamlit as st
 from plotly.graph_objects import Figure
 
@@ -21,13 +20,16 @@ from pages.parts.attention_panel import attention_figure_for, on_model_view_sele
 from pages.parts.document_panel import render_long_document
 from pages.parts.edit_panel import render_edit_panel
 from pages.parts.flip_panel import render_flip
+from pages.parts.grid_panel import render_grid, shown_explanation
 from pages.parts.pin_link import open_linked_pin
 from pages.parts.view_state import (
     apply_linked_span,
+    bind,
     example_on_model_switch,
     init_inputs,
     init_view,
     keep_top_k,
+    kept,
     remember,
     selected_span,
     use_example,
@@ -43,43 +45,16 @@ from pages.ui.picker import model_picker
 from selfexplain.explanation import Explanation, Span
 from selfexplain.views.evidence import selected_caption, weight_sentence
 from selfexplain.views.figures import (
-    MAX_GRID_UNITS,
-    grid_view,
     model_view_figure,
     probability_figure,
-    span_grid_figure,
     span_table,
 )
 from selfexplain.views.highlight import escape_text, highlight_html
 from selfexplain.views.html_report import report_html
 from selfexplain.views.style import apply_layout
-from selfexplain.words import LEVELS, group_span_at, level_view
+from selfexplain.words import LEVELS, Level
 
 st.set_page_config(page_title="selfexplain · Explain", page_icon=":mag:", layout="wide")
-
-
-def shown_explanation() -> Explanation:
-    """The explanation on the page, fetched again (from the results cache) by its inputs.
-
-    Widget callbacks look it up instead of holding it: Streamlit keeps every widget's callback for the
-    life of the session, and the grid gets a new widget id for each input (its id hashes the figure),
-    so a callback that held its explanation kept every explanation of the session alive (~0.7 MB each)."""
-    directory, text, pair = st.session_state._shown
-    return cached_explanation(directory, text, pair)
-
-
-def on_grid_select() -> None:
-    """A grid cell was clicked: select its span. Runs once per new selection (a callback, not on
-    every rerun), so the grid and the table can both hold a selection without undoing each other."""
-    points = st.session_state.get("grid", {}).get("selection", {}).get("points", [])
-    if not points or "x" not in points[0] or "y" not in points[0]:
-        return
-    explanation = shown_explanation()
-    groups = level_view(explanation, st.session_state.get("grid_level") or "token")
-    row, col = int(points[0]["y"]), int(points[0]["x"])  # y = start, x = end
-    picked = explanation.span_at(row, col) if groups is None else group_span_at(explanation, row, col, groups)
-    if picked is not None:
-        remember(explanation, picked)
 
 
 def on_table_select() -> None:
@@ -96,11 +71,11 @@ def explanation_json(explanation: Explanation) -> str:
     return json.dumps(explanation.to_dict(top_k=explanation.num_evidence), indent=1)
 
 
-def explanation_report(explanation: Explanation, spans: list[Span], grid: Figure) -> str:
+def explanation_report(explanation: Explanation, spans: list[Span], grid: Figure, level: Level) -> str:
     """The offline HTML report, with its figures built only when the download is clicked."""
     figures = [probability_figure(explanation), grid]
     if explanation.attentions is not None:
-        figures.append(attention_figure_for(explanation))
+        figures.append(attention_figure_for(explanation, level))
     return report_html(explanation, spans, figures)
 
 
@@ -134,7 +109,10 @@ def main() -> None:
     init_inputs()
     init_view()
     present = st.sidebar.toggle(
-        "Presentation mode", key="present", help="hide the controls, enlarge text and figures, explain each figure"
+        "Presentation mode",
+        key="present",
+        help="hide the controls, enlarge text and figures, explain each figure",
+        **bind("present", False),
     )
     if present:
         st.html(PRESENT_CSS)
@@ -224,14 +202,11 @@ def render(explanation: Explanation, present: bool = False) -> None:
     if sentence:
         st.markdown(sentence)
     st.session_state.setdefault("top_k_wanted", 5)  # the span count asked for (kept in the link)
-    st.session_state.setdefault("overlapping", False)
-    st.session_state.setdefault("grid_level", "word" if explanation.span_unit == "word" else "token")
+    overlapping = bool(kept("overlapping", False))
+    level = kept("grid_level") or ("word" if explanation.span_unit == "word" else "token")
     most = len(evidence)  # the slider offers no more spans than carry weight (at most 20)
     k = min(int(st.session_state.top_k_wanted), most)
-    if present:
-        overlapping = bool(st.session_state.overlapping)
-        level = st.session_state.grid_level or "token"
-    else:
+    if not present:
         c1, c2, c3 = st.columns([2, 2, 3])
         if most >= 2:
             st.session_state.top_k = k  # the wish, bounded by this input's spans; moving the slider sets the wish
@@ -245,68 +220,22 @@ def render(explanation: Explanation, present: bool = False) -> None:
             )
         else:
             c1.caption("One span carries weight." if most == 1 else "No span carries weight.")
-        overlapping = c2.toggle("Allow overlapping spans", key="overlapping")
-        level = (
-            c3.segmented_control(
-                "Grid level",
-                LEVELS,
-                key="grid_level",
-                help="merge wordpieces into words, or words into sentences (for long texts)",
-            )
-            or "token"
-        )
+        overlapping = c2.toggle("Allow overlapping spans", key="overlapping", **bind("overlapping", overlapping))
+        level = c3.segmented_control(
+            "Grid level",
+            LEVELS,
+            key="grid_level",
+            help="merge wordpieces into words, or words into sentences (for long texts)",
+            **bind("grid_level", level),
+        ) or level  # fmt: skip
     spans = evidence[:k] if overlapping else explanation.top_spans_non_overlapping(k)  # weighted spans only
     highlight_target = st.empty()
 
     grid_col, attn_col = st.columns(2, gap="large")
     with grid_col:
-        groups = level_view(explanation, level)
-        units = groups.word_of_token if groups is not None else np.arange(explanation.num_tokens)
-        count = int(units[-1]) + 1 if len(units) else 1
-        width_limit = max(1, count)
-        default_width = width_limit if count <= MAX_GRID_UNITS else min(width_limit, 40)
-        if present:
-            log_colour, max_width = False, default_width
-        else:
-            g1, g2 = st.columns(2)
-            log_colour = g1.toggle(
-                "Log colour", value=False, key="log_colour", help="a log scale shows the many small alphas too"
-            )
-            max_width = g2.number_input(
-                "Max span width",
-                1,
-                width_limit,
-                default_width,
-                key=f"max_width_{width_limit}",
-                help="a band along the diagonal",
-            )
-        view = None
-        if count > MAX_GRID_UNITS:
-            start = st.slider(
-                "Viewport along the diagonal (first unit)", 0, count - MAX_GRID_UNITS, 0, key=f"grid_view_{count}"
-            )
-            view = grid_view(count, start)
-            st.caption(f"Showing units {view[0]}–{view[1] - 1} of {count}.")
-        selection = selected_span(explanation)
-        cell = None
-        if selection is not None:
-            cell = (int(units[selection.start_token]), int(units[selection.end_token]))
-        grid = span_grid_figure(explanation, log_colour, int(max_width), level, cell, view)
-        st.plotly_chart(
-            presented(grid, present),
-            on_select=on_grid_select,
-            selection_mode="points",
-            key="grid",
-            config=PLOT_CONFIG,
-            theme=None,
-        )
-        st.caption(
-            "How to read it: each cell is one span of the input, from the word on its row to the word in its "
-            "column (so only the upper triangle exists). The colour is alpha, the weight the classifier gives "
-            "that span; the weights sum to 1 and the prediction is read from them. Click a cell to highlight it."
-        )
+        grid, view = render_grid(explanation, level, present)
     with attn_col:
-        render_attention(explanation, present)
+        render_attention(explanation, present, level, view)
 
     if present:
         with highlight_target.container():
@@ -362,7 +291,7 @@ def render(explanation: Explanation, present: bool = False) -> None:
     )
     d2.download_button(
         "Download report (HTML, works offline)",
-        partial(explanation_report, explanation, spans, grid),
+        partial(explanation_report, explanation, spans, grid, level),
         file_name="selfexplain-report.html",
         mime="text/html",
         key="download_html",

@@ -54,14 +54,51 @@ VIEW_PARAMS: dict[str, tuple[str, object]] = {
 }
 
 
+SHADOW = "_view_"  # the kept value of view widget ``key`` lives in ``_view_<key>``
+
+
+def kept(key: str, default: object = None) -> object:
+    """The kept value of view setting ``key`` (a widget's key, or ``top_k_wanted``), else ``default``."""
+    return st.session_state.get(SHADOW + key, default)
+
+
+def keep(key: str, value: object) -> None:
+    st.session_state[SHADOW + key] = value
+
+
+def bind(key: str, default: object) -> dict[str, object]:
+    """Before drawing view widget ``key``: give it the kept value (``default`` the first time) and return
+    the widget arguments that keep its changes (``on_change``, ``args``).
+
+    Streamlit drops a widget's own key from the session whenever a run does not draw it (another page, a
+    run that stops early, a model with one span and no slider); the widget then came back with a default
+    while the browser still showed the old choice, and the link took whichever it saw (issue 23 defect 1).
+    The kept value is a plain key, which Streamlit never drops, written to the widget's key each run."""
+    value = st.session_state.get(SHADOW + key, default)
+    st.session_state[SHADOW + key] = value
+    st.session_state[key] = value
+    return {"on_change": store, "args": (key,)}
+
+
+def store(key: str) -> None:
+    """A view widget changed: keep its value. A deselected choice (a segmented control clicked again
+    gives None) is undone: the view always has a value and the control always shows it."""
+    value = st.session_state.get(key)
+    if value is None:
+        st.session_state[key] = st.session_state.get(SHADOW + key)
+    else:
+        st.session_state[SHADOW + key] = value
+
+
 def init_view() -> None:
     """On a fresh session, take the view (span count, grid level, attention mode, layer, head, the
     selected span) from the share link; junk values are ignored."""
     for param, (key, parse) in VIEW_PARAMS.items():
         value = st.query_params.get(param)
-        if value is not None and key not in st.session_state:
+        target = key if key == "top_k_wanted" else SHADOW + key
+        if value is not None and target not in st.session_state:
             try:
-                st.session_state[key] = parse(value)  # type: ignore[operator]
+                st.session_state[target] = parse(value)  # type: ignore[operator]
             except ValueError:
                 pass
     if "_view_loaded" not in st.session_state:  # the linked span is read once, on the session's first run
@@ -74,13 +111,13 @@ def write_view(explanation: Explanation) -> None:
     state = st.session_state
     values = {
         "k": str(state.get("top_k_wanted", 5)),
-        "overlap": "1" if state.get("overlapping") else "0",
-        "level": str(state.get("grid_level") or "token"),
-        "attention": str(state.get("attn_aggregate", "mean over heads")),
-        "layer": str(int(state.get("attn_layer", 0)) + 1),
-        "head": str(int(state.get("attn_head", 0)) + 1),
+        "overlap": "1" if kept("overlapping") else "0",
+        "level": str(kept("grid_level") or "token"),
+        "attention": str(kept("attn_aggregate", "mean over heads")),
+        "layer": str(int(kept("attn_layer", 0)) + 1),  # type: ignore[call-overload]
+        "head": str(int(kept("attn_head", 0)) + 1),  # type: ignore[call-overload]
     }
-    if state.get("present"):
+    if kept("present"):
         values["present"] = "1"
     elif "present" in st.query_params:
         del st.query_params["present"]

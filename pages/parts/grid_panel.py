@@ -1,0 +1,92 @@
+"""Explain page section: the alpha grid (its controls, viewport and clicks) at token, word or sentence level."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+from plotly.graph_objects import Figure
+
+from pages.parts.view_state import bind, kept, remember, selected_span
+from pages.ui import PLOT_CONFIG
+from pages.ui.loading import cached_explanation
+from selfexplain.explanation import Explanation
+from selfexplain.views.figures import MAX_GRID_UNITS, grid_view, span_grid_figure
+from selfexplain.views.style import apply_layout
+from selfexplain.words import Level, group_span_at, level_view
+
+
+def shown_explanation() -> Explanation:
+    """The explanation on the page, fetched again (from the results cache) by its inputs.
+
+    Widget callbacks look it up instead of holding it: Streamlit keeps every widget's callback for the
+    life of the session, and the grid gets a new widget id for each input (its id hashes the figure),
+    so a callback that held its explanation kept every explanation of the session alive (~0.7 MB each)."""
+    directory, text, pair = st.session_state._shown
+    return cached_explanation(directory, text, pair)
+
+
+def on_grid_select() -> None:
+    """A grid cell was clicked: select its span. Runs once per new selection (a callback, not on
+    every rerun), so the grid and the table can both hold a selection without undoing each other."""
+    points = st.session_state.get("grid", {}).get("selection", {}).get("points", [])
+    if not points or "x" not in points[0] or "y" not in points[0]:
+        return
+    explanation = shown_explanation()
+    groups = level_view(explanation, kept("grid_level") or "token")  # type: ignore[arg-type]
+    row, col = int(points[0]["y"]), int(points[0]["x"])  # y = start, x = end
+    picked = explanation.span_at(row, col) if groups is None else group_span_at(explanation, row, col, groups)
+    if picked is not None:
+        remember(explanation, picked)
+
+
+def render_grid(explanation: Explanation, level: Level, present: bool) -> tuple[Figure, tuple[int, int] | None]:
+    """The width and colour controls (unless ``present``), the viewport slider of a long input and the
+    clickable alpha grid at ``level``; returns the grid and its viewport ``(lo, hi)`` (None: all of it),
+    which the attention map beside it shares."""
+    groups = level_view(explanation, level)
+    units = groups.word_of_token if groups is not None else np.arange(explanation.num_tokens)
+    count = int(units[-1]) + 1 if len(units) else 1
+    width_limit = max(1, count)
+    default_width = width_limit if count <= MAX_GRID_UNITS else min(width_limit, 40)
+    if present:
+        log_colour, max_width = False, default_width
+    else:
+        g1, g2 = st.columns(2)
+        log_colour = g1.toggle(
+            "Log colour", key="log_colour", help="a log scale shows the many small alphas too",
+            **bind("log_colour", False),  # type: ignore[arg-type]
+        )  # fmt: skip
+        max_width = g2.number_input(
+            "Max span width",
+            1,
+            width_limit,
+            default_width,
+            key=f"max_width_{width_limit}",
+            help="a band along the diagonal",
+        )
+    view = None
+    if count > MAX_GRID_UNITS:
+        start = st.slider(
+            "Viewport along the diagonal (first unit)", 0, count - MAX_GRID_UNITS, 0, key=f"grid_view_{count}"
+        )
+        view = grid_view(count, start)
+        st.caption(f"Showing units {view[0]}–{view[1] - 1} of {count}.")
+    selection = selected_span(explanation)
+    cell = None
+    if selection is not None:
+        cell = (int(units[selection.start_token]), int(units[selection.end_token]))
+    grid = span_grid_figure(explanation, log_colour, int(max_width), level, cell, view)
+    st.plotly_chart(
+        apply_layout(grid, present=True) if present else grid,
+        on_select=on_grid_select,
+        selection_mode="points",
+        key="grid",
+        config=PLOT_CONFIG,
+        theme=None,
+    )
+    st.caption(
+        "How to read it: each cell is one span of the input, from the word on its row to the word in its "
+        "column (so only the upper triangle exists). The colour is alpha, the weight the classifier gives "
+        "that span; the weights sum to 1 and the prediction is read from them. Click a cell to highlight it."
+    )
+    return grid, view
