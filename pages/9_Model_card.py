@@ -15,6 +15,7 @@ import streamlit as st
 
 from pages.ui.navigation import sidebar_navigation
 from pages.ui.picker import model_card, model_picker
+from pages.ui.surrogate import render_fidelity_section
 from selfexplain.errors import USER_ERRORS
 from selfexplain.model_card import CARD_FILE, Measure, ModelCard
 from selfexplain.model_card_text import card_from_config
@@ -115,6 +116,7 @@ def main() -> None:
 
     st.header(escape_text(card.name))
     st.markdown(_summary(card))
+    render_fidelity_section(explainer.config, card)
     if card.base_model or card.encoder:
         st.caption(f"Encoder: {escape_text(card.base_model or card.encoder)}")
 

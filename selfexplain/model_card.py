@@ -65,6 +65,9 @@ class ModelCard:
     faithfulness: tuple[Measure, ...] = ()
     limitations: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()
+    # a surrogate (``selfexplain distill``): the teacher it imitates, and how closely, measured on held-out inputs
+    surrogate_of: str = ""
+    fidelity: tuple[Measure, ...] = ()
 
 
 def _front_matter(card: ModelCard) -> dict[str, Any]:
@@ -108,6 +111,9 @@ def _front_matter(card: ModelCard) -> dict[str, Any]:
         "limitations": list(card.limitations),
         "sources": list(card.sources),
     }
+    if card.surrogate_of:
+        meta["selfexplain"]["surrogate_of"] = card.surrogate_of
+        meta["selfexplain"]["fidelity"] = [m.to_dict() for m in card.fidelity]
     return meta
 
 
@@ -223,6 +229,8 @@ def parse_model_card(text: str, where: str = CARD_FILE) -> ModelCard:
         faithfulness=facts.measures("faithfulness"),
         limitations=facts.texts("limitations"),
         sources=facts.texts("sources"),
+        surrogate_of=facts.text("surrogate_of"),
+        fidelity=facts.measures("fidelity"),
     )
 
 

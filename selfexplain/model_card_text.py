@@ -100,6 +100,20 @@ def _measures(card_measures: tuple, missing: str) -> str:
     return _table(("measure", "value", "what it means"), [(m.name, m.value, m.meaning) for m in card_measures])
 
 
+def _surrogate(card: ModelCard) -> list[str]:
+    """The section of a surrogate's card (``selfexplain distill``): whose decisions it imitates, how often
+    it agrees, measured on inputs it never trained on, and what its explanation can stand for."""
+    if not card.surrogate_of:
+        return []
+    text = (
+        f"This model is a self-explaining surrogate of {md(card.surrogate_of)}: it was trained to reproduce that "
+        "model's predicted probabilities, not gold labels. Its alpha explains its own decision; it says "
+        "something about the teacher only where the two agree, and how often they agree is measured here, "
+        "on inputs the surrogate never trained on."
+    )
+    return ["## Fidelity to the teacher", text, _measures(card.fidelity, "Not measured.")]
+
+
 def card_markdown(card: ModelCard) -> str:
     """The Markdown body of ``card`` (everything below the front matter)."""
     data = _table(("part", "data"), list(card.data)) if card.data else "Not recorded."
@@ -115,6 +129,7 @@ def card_markdown(card: ModelCard) -> str:
     sections = [
         f"# {md(card.name)}",
         _what_it_is(card),
+        *_surrogate(card),
         "## Use",
         _code(f"from selfexplain import load_model\n\nexplainer = load_model({card.name!r})  # or a folder", "python"),
         "## Data",

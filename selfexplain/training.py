@@ -196,11 +196,14 @@ def train(
     out: Path,
     options: TrainOptions = TrainOptions(),
     sources: Mapping[str, str | int | float | bool | None] | None = None,
+    teacher_probabilities: torch.Tensor | None = None,
 ) -> dict[str, object]:
     """Train (or resume training) into ``out``; returns the metrics written to metrics.json
     (an empty dict on the other processes of an ``accelerate launch`` run). At the end ``OUT/best``
     gets a model card (``README.md``); ``sources`` adds what the caller knows about the data (the
-    ``train`` and ``dev`` sources, the ``command`` line, options applied to the data)."""
+    ``train`` and ``dev`` sources, the ``command`` line, options applied to the data).
+    ``teacher_probabilities`` ``[E, C]``: the teacher's targets, already computed by the caller
+    (``selfexplain distill``); then ``options.teacher`` only names the teacher."""
     from accelerate import Accelerator
 
     accelerator = Accelerator(cpu=not torch.cuda.is_available())
@@ -216,8 +219,8 @@ def train(
         if options.init_from:
             copied = warm_start(model, options.init_from)
             accelerator.print(f"warm start from {options.init_from}: {' and '.join(copied)} copied")
-    targets = None
-    if options.teacher:
+    targets = teacher_probabilities
+    if options.teacher and targets is None:
         # computed before any training step (and again on resume: the teacher is fixed, so identically)
         targets = teacher_targets(
             options.teacher, train_examples, config.label_names, options.max_length, progress=options.progress

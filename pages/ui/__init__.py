@@ -5,6 +5,7 @@
 - :mod:`pages.ui.examples`: shipped examples, the Batch sample file, uploaded files read as examples
 - :mod:`pages.ui.gallery`: the pin store and the Pin box
 - :mod:`pages.ui.navigation`: the sidebar links to every page
+- :mod:`pages.ui.surrogate`: a surrogate's note (whose model it imitates, how closely: ``selfexplain distill``)
 
 Importing any of them applies the deployment defaults below and defines the constants every page shares.
 """

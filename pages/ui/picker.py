@@ -8,6 +8,7 @@ from pathlib import Path
 import streamlit as st
 
 from pages.ui.loading import cached_explainer
+from pages.ui.surrogate import render_sidebar_note
 from selfexplain.errors import USER_ERRORS
 from selfexplain.model_card import CARD_FILE, ModelCard, read_model_card
 from selfexplain.pipeline import DEFAULT_MODEL, SelfExplainer, available_models, resolve_model, restricted
@@ -80,6 +81,7 @@ def model_picker() -> SelfExplainer | None:
         if accuracy is not None:
             versus = f" (baseline {baseline:.1%})" if baseline is not None else ""
             st.caption(f"Test accuracy: {accuracy:.1%}{versus}")
+        render_sidebar_note(config, card)
         st.caption("Input: a premise and a hypothesis" if config.pair else "Input: one text")
     if choice != OTHER_FOLDER:
         st.query_params["model"] = choice

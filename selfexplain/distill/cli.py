@@ -1,0 +1,134 @@
+"""``selfexplain distill`` (train a self-explaining surrogate of a classifier) and ``selfexplain fidelity``
+(measure how closely a surrogate follows its teacher on any file). Found by
+:func:`selfexplain.cli.feature_command_modules`; imports stay inside the handlers."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+from pathlib import Path
+from typing import Any
+
+from selfexplain.cli_support import add_data_columns, add_fused_option
+from selfexplain.formats.text import TXT_HELP
+
+DATA_HELP = (
+    f"CSV, TSV, JSONL or TXT file of texts (labels, if any, are ignored); {TXT_HELP['lines']} "
+    "(--txt labelled: SST lines, their labels ignored)"
+)
+
+
+def _add_data(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data", required=True, help=DATA_HELP)
+    parser.add_argument(
+        "--txt", choices=["lines", "labelled"], default="lines",
+        help=f"what a .txt file holds: lines ({TXT_HELP['lines']}) or labelled ({TXT_HELP['labelled']})",
+    )  # fmt: skip
+    add_data_columns(parser)
+    parser.add_argument(
+        "--teacher", required=True, metavar="DIR", help="Hugging Face classification folder, or selfexplain folder"
+    )
+
+
+def add_command(commands: Any) -> None:
+    distill = commands.add_parser(
+        "distill", help="train a self-explaining surrogate of a classifier, with its fidelity measured"
+    )
+    _add_data(distill)
+    distill.add_argument("--out", required=True, type=Path, help="output folder (rerun to resume)")
+    distill.add_argument("--encoder", default=None, help="student encoder (default: the teacher's own)")
+    distill.add_argument("--holdout", type=float, default=0.1, help="share of the data held out to measure fidelity")
+    distill.add_argument("--dev-fraction", type=float, default=0.05, help="share used to choose the checkpoint")
+    distill.add_argument("--name", default="", help="model name shown in the app")
+    distill.add_argument("--span-representation", choices=["sic", "mean"], default="sic")
+    distill.add_argument("--span-unit", choices=["word", "piece"], default="word")
+    distill.add_argument("--normaliser", choices=["softmax", "sparsemax", "entmax15"], default="softmax")
+    distill.add_argument("--lambda", dest="lambda_", type=float, default=1.0, help="sparsity weight of sum(alpha^2)")
+    distill.add_argument("--anneal-temperature", type=float, default=1.0, metavar="T0")
+    distill.add_argument("--teacher-weight", type=float, default=1.0, metavar="W", help="weight of the KL term")
+    distill.add_argument("--temperature", type=float, default=2.0, metavar="T", help="KL temperature")
+    distill.add_argument("--epochs", type=int, default=3)
+    distill.add_argument("--batch-size", type=int, default=32)
+    distill.add_argument("--lr", type=float, default=3e-5, help="encoder learning rate")
+    distill.add_argument("--head-lr", type=float, default=1e-3)
+    distill.add_argument("--max-length", type=int, default=128)
+    distill.add_argument("--seed", type=int, default=42, help="seeds the split and the training")
+    distill.add_argument("--compact", action="store_true", help="save best/ as a delta against the encoder")
+    distill.add_argument("--no-progress", action="store_true")
+    add_fused_option(distill)
+    distill.set_defaults(handler=run_distill)
+
+    fidelity = commands.add_parser("fidelity", help="agreement and TVD of a surrogate with its teacher on a file")
+    _add_data(fidelity)
+    fidelity.add_argument("--model", required=True, help="the surrogate (model folder or name)")
+    fidelity.add_argument("--record", action="store_true", help="add the figures to the surrogate's model card")
+    fidelity.add_argument("--max-length", type=int, default=128)
+    fidelity.add_argument("--no-progress", action="store_true")
+    add_fused_option(fidelity)
+    fidelity.set_defaults(handler=run_fidelity)
+
+
+def _texts(args: argparse.Namespace) -> list:
+    from selfexplain.data import Example
+    from selfexplain.errors import InvalidInputError
+    from selfexplain.formats.examples import read_examples
+
+    examples = read_examples(
+        args.data, text_column=args.text_column, pair_column=args.pair_column, label_column=None, txt=args.txt
+    )
+    if not examples:
+        raise InvalidInputError(f"{args.data}: no texts")
+    return [Example(e.text, e.pair) for e in examples]
+
+
+def run_distill(args: argparse.Namespace) -> int:
+    from selfexplain.distill.run import distill
+    from selfexplain.errors import InvalidInputError
+    from selfexplain.training import TrainOptions
+
+    if args.teacher_weight < 0 or not args.temperature > 0 or not args.anneal_temperature > 0:
+        raise InvalidInputError("--teacher-weight must be 0 or above, --temperature and --anneal-temperature above 0")
+    examples = _texts(args)
+    student = {
+        "span_representation": args.span_representation, "span_unit": args.span_unit,
+        "normaliser": args.normaliser, "lambda_": args.lambda_, "name": args.name or args.out.name,
+    }  # fmt: skip
+    options = TrainOptions(
+        epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.lr, head_learning_rate=args.head_lr,
+        seed=args.seed, max_length=args.max_length, compact=args.compact, progress=not args.no_progress,
+        fused=not args.no_fused, temperature_start=args.anneal_temperature, teacher_weight=args.teacher_weight,
+        teacher_temperature=args.temperature,
+    )  # fmt: skip
+    sources = {"data": str(args.data), "command": shlex.join(["selfexplain", *args.argv])}
+    result = distill(args.teacher, examples, args.out, student, options, args.holdout, args.dev_fraction,
+                     args.encoder, sources)  # fmt: skip
+    print(f"fidelity on the held-out split: {result.holdout.describe()}")
+    print(json.dumps({"student": str(result.student), "teacher": args.teacher, **result.holdout.to_dict()}))
+    return 0
+
+
+def run_fidelity(args: argparse.Namespace) -> int:
+    from selfexplain.distill.fidelity import measure_fidelity
+    from selfexplain.distill.record import record_fidelity
+    from selfexplain.distill.teacher import read_teacher, teacher_probabilities
+    from selfexplain.errors import InvalidInputError
+    from selfexplain.evaluation import predict_examples
+    from selfexplain.pipeline import load_model
+
+    teacher = read_teacher(args.teacher)
+    explainer = load_model(args.model, fused=not args.no_fused)
+    if list(explainer.config.label_names) != list(teacher.label_names):
+        raise InvalidInputError(f"{args.model} and the teacher {args.teacher} have different labels")
+    examples = _texts(args)
+    progress = not args.no_progress
+    student = predict_examples(
+        explainer, examples, progress=progress, description="surrogate", max_length=args.max_length
+    )
+    targets = teacher_probabilities(teacher, examples, args.max_length, progress=progress)
+    fidelity = measure_fidelity(student.probabilities, targets)
+    if args.record and explainer.directory is not None:
+        command = shlex.join(["selfexplain", *args.argv])
+        record_fidelity(explainer.directory, teacher.name, fidelity, str(args.data), command)
+    print(json.dumps({"model": explainer.name, "teacher": args.teacher, "data": str(args.data), **fidelity.to_dict()}))
+    return 0

@@ -1,0 +1,91 @@
+"""Fidelity of a surrogate to its teacher, and the seeded splits it is measured on.
+
+- **agreement**: the share of inputs on which the student predicts the teacher's label (argmax);
+- **mean total-variation distance** (TVD): ``0.5 * sum_c |p_student(c) - p_teacher(c)|`` averaged over the
+  inputs; 0 when the two give the same probabilities, 1 when they put their mass on different labels.
+
+Both are measured, never assumed: on a held-out split of the distillation data the student never trained
+on (and was not selected on), or on any other file with ``selfexplain fidelity``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from selfexplain.data import Example
+from selfexplain.errors import InvalidInputError
+
+
+@dataclass(frozen=True)
+class Fidelity:
+    """How closely a student follows its teacher on ``examples`` inputs."""
+
+    agreement: float
+    tvd: float
+    examples: int
+
+    def to_dict(self) -> dict[str, float | int]:
+        return {"agreement": self.agreement, "tvd": self.tvd, "examples": self.examples}
+
+    def describe(self) -> str:
+        return f"agreement {self.agreement:.1%}, mean TVD {self.tvd:.3f} on {self.examples:,} inputs"
+
+
+def measure_fidelity(student: np.ndarray | torch.Tensor, teacher: np.ndarray | torch.Tensor) -> Fidelity:
+    """Agreement and mean TVD between two probability tables ``[E, C]`` (the same label order)."""
+    s = torch.as_tensor(student, dtype=torch.float64)
+    t = torch.as_tensor(teacher, dtype=torch.float64)
+    if s.shape != t.shape or s.ndim != 2 or s.shape[0] == 0:
+        raise ValueError(
+            f"two probability tables [E, C] of one shape are needed, got {tuple(s.shape)} and {tuple(t.shape)}"
+        )
+    agreement = float((s.argmax(dim=1) == t.argmax(dim=1)).double().mean())
+    tvd = float(0.5 * (s - t).abs().sum(dim=1).mean())
+    return Fidelity(agreement, tvd, int(s.shape[0]))
+
+
+@dataclass(frozen=True)
+class Splits:
+    """Indices into the data: what the student trains on, what chooses its checkpoint, what measures it."""
+
+    train: list[int]
+    dev: list[int]
+    holdout: list[int]
+
+
+def split_indices(count: int, holdout: float, dev: float, seed: int) -> Splits:
+    """A seeded shuffle of ``count`` inputs cut into held-out (``holdout`` of them, at least one), dev
+    (``dev`` of them, at least one) and training inputs (the rest, at least one); each sorted."""
+    if not 0 < holdout < 1 or not 0 < dev < 1 or holdout + dev >= 1:
+        raise InvalidInputError("--holdout and --dev-fraction must be above 0 and sum to less than 1")
+    order = list(range(count))
+    random.Random(seed).shuffle(order)
+    n_holdout = max(1, round(count * holdout))
+    n_dev = max(1, round(count * dev))
+    if count - n_holdout - n_dev < 1:
+        raise InvalidInputError(
+            f"{count} inputs are too few to hold out {n_holdout} and keep {n_dev} for dev; give more text"
+        )
+    held, chosen = order[:n_holdout], order[n_holdout : n_holdout + n_dev]
+    return Splits(sorted(order[n_holdout + n_dev :]), sorted(chosen), sorted(held))
+
+
+def data_fingerprint(examples: Sequence[Example]) -> str:
+    """SHA-256 of the texts (and second texts) in order: a cached teacher run belongs to this data only."""
+    digest = hashlib.sha256()
+    for example in examples:
+        digest.update(example.text.encode("utf-8", "surrogatepass") + b"\x00")
+        digest.update((example.pair or "").encode("utf-8", "surrogatepass") + b"\x01")
+    return digest.hexdigest()
+
+
+def teacher_labelled(examples: Sequence[Example], probabilities: torch.Tensor) -> list[Example]:
+    """The examples with the teacher's predicted label (argmax) in place of any gold label."""
+    predicted = probabilities.argmax(dim=1).tolist()
+    return [Example(e.text, e.pair, int(label)) for e, label in zip(examples, predicted)]

@@ -1,0 +1,141 @@
+"""One distillation run: the teacher labels the data once (cached in ``OUT/teacher.safetensors``), the
+data is split (seeded) into training, dev and held-out inputs, the student trains on the teacher's
+labels (cross-entropy towards its argmax) and probabilities (``--teacher-weight`` times the KL term of
+:func:`selfexplain.warm_start.distillation_loss`) with the span head's usual terms, through
+:func:`selfexplain.training.train` (progress bar, best checkpoint by dev agreement, resumable from
+``OUT/last``), and its fidelity is measured on the held-out inputs it never saw.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import torch
+from safetensors.torch import load_file, save_file
+
+from selfexplain.data import Example
+from selfexplain.distill.fidelity import (
+    Fidelity,
+    Splits,
+    data_fingerprint,
+    measure_fidelity,
+    split_indices,
+    teacher_labelled,
+)
+from selfexplain.distill.record import record_distillation
+from selfexplain.distill.teacher import Teacher, read_teacher, student_start, teacher_probabilities
+from selfexplain.errors import InvalidInputError
+from selfexplain.training import TrainOptions, train
+
+TEACHER_CACHE = "teacher.safetensors"
+SPLITS_FILE = "distill.json"
+
+
+@dataclass(frozen=True)
+class DistillResult:
+    """What a run measured: fidelity on the held-out split and on the dev split; where the student is."""
+
+    holdout: Fidelity
+    dev: Fidelity
+    student: Path
+    teacher: Teacher
+    splits: Splits
+
+
+def cached_teacher_probabilities(
+    teacher: Teacher, examples: Sequence[Example], out: Path, options: TrainOptions
+) -> torch.Tensor:
+    """The teacher's probabilities over all ``examples``: read from ``OUT/teacher.safetensors`` when it
+    holds this teacher on this data, else computed and written. A folder holding a run on other data or
+    another teacher is refused (resuming it would mix two runs)."""
+    path = out / TEACHER_CACHE
+    stamp = {"teacher": teacher.location, "data": data_fingerprint(examples), "labels": json.dumps(teacher.label_names)}
+    if path.is_file():
+        from safetensors import safe_open
+
+        with safe_open(str(path), "pt") as handle:
+            saved = handle.metadata() or {}
+        if saved == stamp:
+            return load_file(str(path))["probabilities"]
+        if (out / "last").exists():
+            raise InvalidInputError(
+                f"{out} holds a distill run with another teacher or other data; choose another --out"
+            )
+    probabilities = teacher_probabilities(teacher, examples, options.max_length, progress=options.progress)
+    out.mkdir(parents=True, exist_ok=True)
+    staging = path.with_name(f".{TEACHER_CACHE}.tmp")
+    save_file({"probabilities": probabilities.contiguous()}, str(staging), metadata=stamp)
+    staging.replace(path)
+    return probabilities
+
+
+def _student_fidelity(
+    student: Path, examples: Sequence[Example], targets: torch.Tensor, options: TrainOptions
+) -> Fidelity:
+    from selfexplain.evaluation import predict_examples
+    from selfexplain.pipeline import load_model
+
+    explainer = load_model(str(student), fused=options.fused)
+    predicted = predict_examples(
+        explainer, examples, progress=options.progress, description="fidelity", max_length=options.max_length
+    )
+    return measure_fidelity(predicted.probabilities, targets)
+
+
+def distill(
+    teacher_source: str,
+    examples: Sequence[Example],
+    out: Path,
+    student: dict[str, Any],
+    options: TrainOptions | None = None,
+    holdout: float = 0.1,
+    dev: float = 0.05,
+    encoder: str | None = None,
+    sources: dict[str, str] | None = None,
+) -> DistillResult:
+    """Train a self-explaining surrogate of ``teacher_source`` on the texts of ``examples`` (their labels,
+    if any, are ignored) into ``out``; ``student`` holds :class:`~selfexplain.config.ModelConfig` fields
+    (head, normaliser, ...). Returns the fidelity measured on the held-out split."""
+    from selfexplain.config import ModelConfig
+
+    out = Path(out)
+    options = options or TrainOptions()
+    sources = dict(sources or {})
+    teacher = read_teacher(teacher_source)
+    print(f"teacher: {teacher.name} ({teacher.kind}, {teacher.family}; labels {', '.join(teacher.label_names)})")
+    splits = split_indices(len(examples), holdout, dev, options.seed)
+    probabilities = cached_teacher_probabilities(teacher, examples, out, options)
+    labelled = teacher_labelled(examples, probabilities)
+    student_encoder, init_from, note = student_start(teacher, encoder)
+    print(note)
+    pair = any(e.pair for e in examples)
+    config = ModelConfig(
+        encoder=student_encoder, label_names=list(teacher.label_names), pair=pair,
+        segment_alpha=pair and student.get("head", "span") == "span", **student,
+    )  # fmt: skip
+    options = replace(options, init_from=init_from, teacher=teacher.source)
+    (out / SPLITS_FILE).write_text(
+        json.dumps({"seed": options.seed, "holdout": holdout, "dev": dev, **splits.__dict__}), encoding="utf-8"
+    )
+    data = sources.get("data", "the data")
+    train_sources: dict[str, str | None] = {
+        "train": f"{data}, labelled by the teacher",
+        "dev": f"{data}, labelled by the teacher",
+        "command": sources.get("command"),
+    }
+    pick = [labelled[i] for i in splits.train], [labelled[i] for i in splits.dev]
+    train(config, pick[0], pick[1], out, options, train_sources, teacher_probabilities=probabilities[splits.train])
+    best = out / "best"
+    held = _student_fidelity(best, [examples[i] for i in splits.holdout], probabilities[splits.holdout], options)
+    chosen = _student_fidelity(best, [examples[i] for i in splits.dev], probabilities[splits.dev], options)
+    parts = (
+        ("train", f"{data}: {len(splits.train):,} inputs, labelled by the teacher"),
+        ("dev", f"{data}: {len(splits.dev):,} inputs (checkpoint choice)"),
+        ("held out", f"{data}: {len(splits.holdout):,} inputs, never trained on (fidelity)"),
+    )
+    record_distillation(best, teacher.name, held, chosen, parts, sources.get("command", "selfexplain distill"))
+    return DistillResult(held, chosen, best, teacher, splits)

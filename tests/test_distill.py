@@ -1,0 +1,227 @@
+"""selfexplain distill / fidelity: tiny BERT and RoBERTa sequence-classification teachers built here, a
+student trained on their probabilities without labels, its fidelity measured on held-out inputs and
+written into its config and card, and teachers that cannot be read refused in one line."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+import torch
+from families import WORDS, build_family_encoder
+from safetensors.torch import load_file
+from transformers import (
+    AutoTokenizer,
+    BertConfig,
+    BertForSequenceClassification,
+    BertModel,
+    RobertaConfig,
+    RobertaForSequenceClassification,
+)
+
+from selfexplain.cli import main
+from selfexplain.config import ModelConfig
+from selfexplain.distill.fidelity import measure_fidelity, split_indices
+from selfexplain.model_card import read_model_card
+
+LABELS = {0: "bad", 1: "so-so", 2: "good"}
+
+
+def _texts(path: Path, count: int = 48) -> Path:
+    rng = random.Random(1)
+    path.write_text("\n".join(" ".join(rng.choice(WORDS) for _ in range(6)) for _ in range(count)) + "\n")
+    return path
+
+
+POSITIVE, NEGATIVE = {"good", "great", "fine", "warm", "moving"}, {"bad", "awful", "dull", "boring", "slow"}
+
+
+def _rule(text: str) -> int:
+    words = set(text.split())
+    return 2 if words & POSITIVE and not words & NEGATIVE else 0 if words & NEGATIVE else 1
+
+
+def _fit(model: torch.nn.Module, tokenizer, steps: int = 60) -> None:
+    """A few steps on a word rule, so that the teacher's decisions differ from input to input (a random
+    classifier gives every input the same label)."""
+    rng = random.Random(2)
+    texts = [" ".join(rng.choice(WORDS) for _ in range(6)) for _ in range(64)]
+    labels = torch.tensor([_rule(t) for t in texts])
+    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3)
+    model.train()
+    for step in range(steps):
+        rows = [(step * 16 + i) % 64 for i in range(16)]
+        batch = tokenizer([texts[i] for i in rows], padding=True, return_tensors="pt")
+        loss = model(**batch, labels=labels[rows]).loss
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+    model.eval()
+
+
+def bert_teacher(tiny_encoder: Path, directory: Path) -> Path:
+    torch.manual_seed(3)
+    tokenizer = AutoTokenizer.from_pretrained(tiny_encoder)
+    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                        intermediate_size=64, max_position_embeddings=128, num_labels=3, id2label=LABELS,
+                        label2id={v: k for k, v in LABELS.items()})  # fmt: skip
+    model = BertForSequenceClassification(config)
+    _fit(model, tokenizer)
+    model.save_pretrained(directory, safe_serialization=True)
+    tokenizer.save_pretrained(directory)
+    return directory
+
+
+def roberta_teacher(directory: Path) -> Path:
+    build_family_encoder("roberta", directory)
+    torch.manual_seed(4)
+    config = RobertaConfig.from_pretrained(directory)
+    config.num_labels, config.id2label, config.label2id = 3, LABELS, {v: k for k, v in LABELS.items()}
+    model = RobertaForSequenceClassification(config)
+    _fit(model, AutoTokenizer.from_pretrained(directory))
+    model.save_pretrained(directory, safe_serialization=True)
+    return directory
+
+
+def _teacher_labels(out: Path) -> int:
+    """How many labels the teacher gives on the held-out inputs (from the run's cached teacher output)."""
+    probabilities = load_file(str(out / "teacher.safetensors"))["probabilities"]
+    held = json.loads((out / "distill.json").read_text())["holdout"]
+    return len(set(probabilities[held].argmax(dim=1).tolist()))
+
+
+def _distill(teacher: Path, data: Path, out: Path, *extra: str) -> int:
+    argv = ["distill", "--teacher", str(teacher), "--data", str(data), "--out", str(out), "--holdout", "0.25",
+            "--epochs", "4", "--batch-size", "8", "--lr", "1e-3", "--head-lr", "3e-3", "--no-progress",
+            "--no-fused", *extra]  # fmt: skip
+    return main(argv)
+
+
+def test_measure_fidelity_and_the_split() -> None:
+    student = torch.tensor([[0.8, 0.2], [0.4, 0.6]])
+    teacher = torch.tensor([[0.6, 0.4], [0.7, 0.3]])
+    fidelity = measure_fidelity(student, teacher)
+    assert fidelity.agreement == 0.5 and fidelity.tvd == pytest.approx((0.2 + 0.3) / 2) and fidelity.examples == 2
+    splits = split_indices(100, 0.1, 0.05, seed=7)
+    assert (len(splits.train), len(splits.dev), len(splits.holdout)) == (85, 5, 10)
+    assert sorted(splits.train + splits.dev + splits.holdout) == list(range(100))
+    assert split_indices(100, 0.1, 0.05, seed=7) == splits != split_indices(100, 0.1, 0.05, seed=8)
+
+
+def test_distill_a_bert_classifier_measures_fidelity_and_writes_it(
+    tiny_encoder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    teacher = bert_teacher(tiny_encoder, tmp_path / "teacher")
+    out = tmp_path / "student"
+    assert _distill(teacher, _texts(tmp_path / "texts.txt"), out) == 0
+    printed = capsys.readouterr().out
+    result = json.loads(printed.strip().splitlines()[-1])
+    assert "fidelity on the held-out split: agreement" in printed
+    assert result["examples"] == 12 and result["agreement"] > 1 / 3 and 0 <= result["tvd"] < 1
+    assert _teacher_labels(out) >= 2  # the teacher's decisions vary: agreement is not a constant's
+    config = ModelConfig.load(out / "best")
+    assert config.label_names == ["bad", "so-so", "good"] and config.head == "span"
+    assert config.metrics["surrogate_agreement"] == pytest.approx(result["agreement"])
+    assert config.metrics["surrogate_tvd"] == pytest.approx(result["tvd"])
+    assert "dev_accuracy" not in config.metrics  # agreement on the dev split is not an accuracy
+    card = read_model_card(out / "best")
+    assert card.surrogate_of == "teacher" and card.dev_accuracy is None
+    assert [m.name for m in card.fidelity][:2] == ["agreement with the teacher", "mean TVD to the teacher"]
+    assert "12 held-out inputs, never trained on" in card.fidelity[0].measured_on
+    splits = json.loads((out / "distill.json").read_text())
+    assert not set(splits["holdout"]) & set(splits["train"])
+    # resumable: a second run finds the finished run and the cached teacher, and measures again
+    assert _distill(teacher, tmp_path / "texts.txt", out) == 0
+    assert "resuming after epoch 4" in capsys.readouterr().out
+    # fidelity on any file, recorded in the card beside the held-out figures
+    assert main(["fidelity", "--model", str(out / "best"), "--teacher", str(teacher), "--data",
+                 str(tmp_path / "texts.txt"), "--record", "--no-progress", "--no-fused"]) == 0  # fmt: skip
+    measured = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert measured["examples"] == 48 and measured["agreement"] > 1 / 3
+    assert any(str(tmp_path / "texts.txt") in m.measured_on for m in read_model_card(out / "best").fidelity)
+
+
+def test_distill_a_roberta_classifier(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    teacher = roberta_teacher(tmp_path / "roberta")
+    out = tmp_path / "student"
+    assert _distill(teacher, _texts(tmp_path / "texts.txt"), out, "--normaliser", "sparsemax") == 0
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert result["agreement"] > 1 / 3 and _teacher_labels(out) >= 2
+    assert ModelConfig.load(out / "best").metrics["surrogate_examples"] == 12.0
+
+
+def _broken(tiny_encoder: Path, tmp_path: Path, change: str) -> Path:
+    folder = bert_teacher(tiny_encoder, tmp_path / change)
+    raw = json.loads((folder / "config.json").read_text())
+    if change == "labels":
+        raw.pop("id2label"), raw.pop("label2id"), raw.pop("num_labels", None)
+    elif change == "family":
+        raw["model_type"] = "no-such-family"
+    elif change == "head":
+        BertModel(BertConfig(**{k: v for k, v in raw.items() if k != "architectures"})).save_pretrained(folder)
+        raw = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps(raw))
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [("labels", "its label count cannot be read"), ("family", "its family cannot be read"),
+     ("head", "not a sequence-classification model")],
+)  # fmt: skip
+def test_a_teacher_that_cannot_be_read_is_refused_in_one_line(
+    tiny_encoder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], change: str, message: str
+) -> None:
+    teacher = _broken(tiny_encoder, tmp_path, change)
+    assert _distill(teacher, _texts(tmp_path / "texts.txt"), tmp_path / "out") == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "out" / "best").exists()
+
+
+def test_the_app_shows_the_surrogate_note_in_the_sidebar_and_on_the_model_card(
+    tiny_encoder: Path, tiny_model_dir: Path, tmp_path: Path
+) -> None:
+    from helpers import open_page
+
+    teacher = bert_teacher(tiny_encoder, tmp_path / "my-bert")
+    out = tmp_path / "student"
+    assert _distill(teacher, _texts(tmp_path / "texts.txt"), out) == 0
+    agreement = ModelConfig.load(out / "best").metrics["surrogate_agreement"]
+    page = Path(__file__).resolve().parents[1] / "pages" / "9_Model_card.py"
+    at = open_page(page, out / "best")
+    assert not at.exception and not at.error
+    note = [c.value for c in at.sidebar.caption if "surrogate" in c.value]
+    assert note == [f"Explains a surrogate of **my-bert**: it predicts that model's label on {agreement:.1%} of 12 "
+                    f"held-out inputs (mean TVD {ModelConfig.load(out / 'best').metrics['surrogate_tvd']:.3f})."]
+    assert any(s.value == "Fidelity to the model it imitates" for s in at.subheader)
+    table = next(t.value for t in at.table if "measured on" in t.value.columns)
+    assert table.index.tolist()[:2] == ["agreement with the teacher", "mean TVD to the teacher"]
+    app = Path(__file__).resolve().parents[1] / "app.py"
+    explain = open_page(app, out / "best")  # the Explain page's sidebar too
+    assert not explain.exception and any("surrogate of **my-bert**" in c.value for c in explain.sidebar.caption)
+    plain = open_page(page, tiny_model_dir)  # a model that is no surrogate carries no note
+    assert not any("surrogate" in c.value for c in plain.sidebar.caption)
+    assert not any(s.value == "Fidelity to the model it imitates" for s in plain.subheader)
+
+
+def test_distill_a_selfexplain_baseline_starts_from_its_encoder_and_output_layer(
+    tiny_encoder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from helpers import SST5_LABELS, make_explainer
+
+    from selfexplain.checkpoint import save_model
+
+    baseline = make_explainer(tiny_encoder, seed=6, head="mean")
+    save_model(baseline.model, baseline.tokenizer, tmp_path / "baseline")
+    out = tmp_path / "student"
+    argv = ("--span-representation", "mean", "--normaliser", "sparsemax", "--name", "tiny-surrogate")
+    assert _distill(tmp_path / "baseline", _texts(tmp_path / "texts.txt"), out, *argv) == 0
+    printed = capsys.readouterr().out
+    assert "teacher: tiny-sst (selfexplain, bert;" in printed
+    assert "warm start from" in printed and "encoder and output layer copied" in printed
+    config = ModelConfig.load(out / "best")
+    assert config.label_names == SST5_LABELS and config.name == "tiny-surrogate" and config.normaliser == "sparsemax"
+    assert read_model_card(out / "best").surrogate_of == "tiny-sst"
