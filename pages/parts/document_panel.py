@@ -25,13 +25,15 @@ from selfexplain.explanation import Explanation
 from selfexplain.pipeline import SelfExplainer
 from selfexplain.views.document import (
     document_highlight_html,
+    mass_in_view,
     part_attention_figure,
+    part_grid_level,
     parts_overview_figure,
     snippet,
     top_spans_table,
 )
 from selfexplain.views.evidence import weight_sentence
-from selfexplain.views.figures import MAX_GRID_UNITS, grid_view, probability_figure, span_grid_figure
+from selfexplain.views.figures import MAX_GRID_UNITS, grid_data, grid_view, probability_figure, span_grid_figure
 from selfexplain.views.highlight import escape_text
 from selfexplain.words import level_view
 
@@ -163,7 +165,11 @@ def render_part(
     st.subheader(f"One {level} up close")
     options = list(range(len(parts)))
     st.selectbox(f"Open a {level}", options, key="doc_part", format_func=lambda i: part_label(document, parts, i))
-    grid_level = "word" if explanation.span_unit == "word" else "token"
+    fine = "word" if explanation.span_unit == "word" else "token"
+    grid_level = st.segmented_control(
+        "Grid level", [fine, "sentence"], default=part_grid_level(explanation), key=f"doc_grid_{level}_{chosen}",
+        help="a part with more words than one grid shows opens by sentence, so every span is on a cell",
+    ) or part_grid_level(explanation)  # fmt: skip
     groups = level_view(explanation, grid_level)
     units = groups.word_of_token if groups is not None else np.arange(explanation.num_tokens)
     count = int(units[-1]) + 1 if len(units) else 1
@@ -190,9 +196,11 @@ def render_part(
     with grid_col:
         grid = span_grid_figure(explanation, False, None, grid_level, None, view)
         st.plotly_chart(grid, key="doc_grid", config=PLOT_CONFIG, theme=None)
+        shown = mass_in_view(grid_data(explanation, grid_level, None, view)[0])
         st.caption(
-            f"The spans inside this {level}, with the alpha they have in the whole document (not rescaled: "
-            f"they sum to the {level}'s mass)."
+            f"The spans inside this {level} at {grid_level} level, with the alpha they have in the whole document "
+            f"(not rescaled: they sum to the {level}'s mass, {parts.mass[chosen]:.1%} of alpha; the cells in "
+            f"view hold {shown:.1%}). The colour scale runs from 0 to the largest cell."
         )
     with attn_col:
         try:

@@ -16,10 +16,11 @@ import plotly.graph_objects as go
 from selfexplain.attention import Aggregate, aggregate_attention
 from selfexplain.document import Document, WindowAttention
 from selfexplain.document_parts import DocumentParts
-from selfexplain.explanation import Span
+from selfexplain.explanation import Explanation, Span
 from selfexplain.views.figures import MAX_GRID_UNITS, attention_figure, plot_text
 from selfexplain.views.highlight import _segment_html
 from selfexplain.views.style import HIGHLIGHT, INK, LEGEND_ABOVE, MUTED, NOTE_TEXT, apply_layout
+from selfexplain.words import Level, level_view
 
 SNIPPET = 80  # characters of a part shown in its hover label
 
@@ -138,3 +139,18 @@ def part_attention_figure(
     }[aggregate]
     title = f"Raw self-attention, window {number} ({what})"
     return attention_figure(matrix[np.ix_(keep, keep)], tokens, title)
+
+
+def part_grid_level(part: Explanation) -> Level:
+    """The level a part's grid opens at: its words (tokens for a piece-level model) while they fit one grid
+    (:data:`MAX_GRID_UNITS`), else its sentences, so that every span of the part, however wide, lands on a
+    cell in view (a long paragraph's weight often sits on spans wider than a word grid's viewport)."""
+    fine: Level = "word" if part.span_unit == "word" else "token"
+    groups = level_view(part, fine)
+    count = len(groups.labels) if groups is not None else part.num_tokens
+    return fine if count <= MAX_GRID_UNITS else "sentence"
+
+
+def mass_in_view(alpha: np.ndarray) -> float:
+    """The alpha a drawn grid holds: the sum of its finite cells (``[G, G]``, NaN off the valid spans)."""
+    return float(np.nansum(alpha))

@@ -15,7 +15,17 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from selfexplain.explanation import Explanation, evidence_ranks
-from selfexplain.views.style import ALPHA_SCALE, ATTENTION_SCALE, HIGHLIGHT, INK, MUTED, TICK_FONT, apply_layout
+from selfexplain.views.style import (
+    ALPHA_SCALE,
+    ATTENTION_SCALE,
+    HIGHLIGHT,
+    INK,
+    MARGIN,
+    MUTED,
+    TICK_FONT,
+    apply_layout,
+    label_room,
+)
 from selfexplain.words import Level, level_view
 
 MAX_GRID_UNITS = 120  # a grid ships at most 120 x 120 cells to the browser
@@ -27,12 +37,25 @@ def plot_text(text: str) -> str:
     return html.escape(text, quote=False)
 
 
+LABEL_PITCH = 4  # pixels between two axis labels beyond the font size
+
+
+def label_step(count: int, plot: int, tick_size: int = TICK_FONT["size"]) -> int:
+    """Label every ``step``-th row and column of a ``count``-unit grid whose plot area is ``plot`` pixels a
+    side, so that labels do not overlap (the hover still names every cell)."""
+    return max(1, -(-count * (tick_size + LABEL_PITCH) // max(1, plot)))
+
+
 def _token_axes(fig: go.Figure, axis: list[int], labels: Sequence[str], x_title: str, y_title: str) -> None:
-    """Token labels on both axes of a square grid, the first row at the top."""
+    """Token labels on both axes of a square grid, the first row at the top; on a grid too dense for a
+    label per row, every :func:`label_step`-th one (so they never overlap)."""
+    names = [plot_text(x) for x in labels]
+    plot = _square_side(len(axis)) - int(MARGIN["t"]) - label_room(names, TICK_FONT["size"])
+    step = label_step(len(axis), plot)
     ticks = {
         "tickmode": "array",
-        "tickvals": axis,
-        "ticktext": [plot_text(x) for x in labels],
+        "tickvals": axis[::step],
+        "ticktext": names[::step],
         "tickfont": TICK_FONT,
     }
     fig.update_xaxes(title=x_title, **ticks)
@@ -132,10 +155,14 @@ def span_grid_figure(
     alpha, ranks, labels, texts, lo = grid_data(explanation, level, max_width, view)
     colour = np.log10(np.clip(alpha, 1e-6, None)) if log_colour else alpha
     axis = list(range(lo, lo + len(labels)))
+    top = float(np.nanmax(colour)) if np.isfinite(colour).any() else 0.0
+    low = -6.0 if log_colour else 0.0  # the scale starts at alpha 0 (log: 1e-6), never below
     heat = go.Heatmap(
         z=colour,
         x=axis,
         y=axis,
+        zmin=low,
+        zmax=top if top > low else low + 1.0,  # all zero (or empty): a scale 0..1, not plotly's -0.5..0.5
         colorscale=ALPHA_SCALE,
         colorbar={"title": "log10 alpha" if log_colour else "alpha"},
         hoverinfo="skip",
@@ -178,15 +205,24 @@ def span_grid_figure(
     return fig
 
 
-def attention_figure(matrix: np.ndarray, tokens: list[str] | tuple[str, ...], title: str) -> go.Figure:
-    """``[N, N]`` attention heatmap: row ``i`` (query) attends to column ``j`` (key)."""
-    axis = list(range(len(tokens)))
+def _pair_labels(tokens: Sequence[str]) -> np.ndarray:
+    """``[N, N]`` hover labels "query → key", escaped, built by broadcasting (no loop over the pairs)."""
+    names = np.array([plot_text(t) for t in tokens], dtype=object)
+    return names[:, None] + " → " + names[None, :]
+
+
+def attention_figure(
+    matrix: np.ndarray, tokens: list[str] | tuple[str, ...], title: str, start: int = 0
+) -> go.Figure:
+    """``[N, N]`` attention heatmap: row ``i`` (query) attends to column ``j`` (key); the axis is numbered
+    from ``start`` (a grid's viewport)."""
+    axis = list(range(start, start + len(tokens)))
     fig = go.Figure(
         go.Heatmap(
             z=matrix,
             x=axis,
             y=axis,
-            text=[[f"{plot_text(tokens[i])} → {plot_text(tokens[j])}" for j in axis] for i in axis],
+            text=_pair_labels(tokens),
             colorscale=ATTENTION_SCALE,
             colorbar={"title": "attention"},
             hovertemplate="%{text}<br>%{z:.4f}<extra></extra>",

@@ -60,11 +60,9 @@ def word_attention_figure(
     """``[G, G]`` word attention as a heatmap on the alpha grid's axis (the same labels, order and
     viewport ``view = (lo, hi)``; ticks numbered as the grid's)."""
     lo, hi = view if view is not None else (0, len(labels))
-    fig = attention_figure(matrix[lo:hi, lo:hi], list(labels[lo:hi]), title)
-    axis = list(range(lo, hi))
-    fig.update_traces(x=axis, y=axis)
-    fig.update_xaxes(tickvals=axis, title="attended to (key word)")
-    fig.update_yaxes(tickvals=axis, title="attending (query word)")
+    fig = attention_figure(matrix[lo:hi, lo:hi], list(labels[lo:hi]), title, lo)
+    fig.update_xaxes(title="attended to (key word)")
+    fig.update_yaxes(title="attending (query word)")
     return fig
 
 
