@@ -202,6 +202,11 @@ def test_the_app_shows_the_surrogate_note_in_the_sidebar_and_on_the_model_card(
     app = Path(__file__).resolve().parents[1] / "app.py"
     explain = open_page(app, out / "best")  # the Explain page's sidebar too
     assert not explain.exception and any("surrogate of **my-bert**" in c.value for c in explain.sidebar.caption)
+    from test_surrogate_panel import _run  # the Explain page's check runs the Hugging Face teacher
+
+    check = _run(out / "best")
+    assert not check.exception and check.metric[0].label == "Your model (my-bert)"
+    assert check.metric[0].value in LABELS.values() and check.metric[1].value in LABELS.values()
     plain = open_page(page, tiny_model_dir)  # a model that is no surrogate carries no note
     assert not any("surrogate" in c.value for c in plain.sidebar.caption)
     assert not any(s.value == "Fidelity to the model it imitates" for s in plain.subheader)

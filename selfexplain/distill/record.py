@@ -46,6 +46,7 @@ def record_distillation(
     dev: Fidelity,
     data: tuple[tuple[str, str], ...],
     command: str,
+    teacher_folder: str = "",
 ) -> ModelConfig:
     """After ``selfexplain distill``: the student's config metrics and card say whose surrogate it is and
     how faithful it is on the held-out split. The dev split's agreement (what chose the checkpoint) is
@@ -67,12 +68,15 @@ def record_distillation(
         "chose the checkpoint, so slightly optimistic", f"{dev.examples:,} dev inputs",
     )  # fmt: skip
     limitations = tuple(dict.fromkeys((*SURROGATE_LIMITATIONS, *card.limitations)))
+    recipe = tuple((k, v) for k, v in card.recipe if k != "teacher_folder")
+    recipe += (("teacher_folder", teacher_folder),) if teacher_folder else ()  # where the app finds the teacher
     card = replace(
         card,
         dev_accuracy=None,
         surrogate_of=teacher_name,
         fidelity=_merged(card.fidelity, (*measured, chosen)),
         data=data,
+        recipe=recipe,
         limitations=limitations,
         sources=tuple(dict.fromkeys((command, *card.sources))),
     )

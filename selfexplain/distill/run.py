@@ -137,5 +137,8 @@ def distill(
         ("dev", f"{data}: {len(splits.dev):,} inputs (checkpoint choice)"),
         ("held out", f"{data}: {len(splits.holdout):,} inputs, never trained on (fidelity)"),
     )
-    record_distillation(best, teacher.name, held, chosen, parts, sources.get("command", "selfexplain distill"))
+    location = Path(teacher.location)
+    folder = str(location.resolve()) if location.is_dir() else ""
+    command = sources.get("command", "selfexplain distill")
+    record_distillation(best, teacher.name, held, chosen, parts, command, folder)
     return DistillResult(held, chosen, best, teacher, splits)
