@@ -22,7 +22,7 @@ from selfexplain.errors import USER_ERRORS
 from selfexplain.explainers import METHODS
 from selfexplain.faithfulness import figures, summary
 from selfexplain.faithfulness.experiment import FAST_EXPLAINERS, RESULTS_FILE, LabOptions, run_lab
-from selfexplain.faithfulness.labels import method_label, metric_legend, readable
+from selfexplain.faithfulness.labels import column_specs, method_label, metric_legend, readable
 from selfexplain.faithfulness.metrics import METRICS
 from selfexplain.formats.examples import read_examples
 from selfexplain.progress_log import iter_rows
@@ -68,6 +68,17 @@ def choose_examples(pair: bool, label_names: list[str]) -> list[Example]:
     return examples[:count]
 
 
+def table(frame: pd.DataFrame) -> None:
+    """A result table whose columns fit the page: short metric headers (the full name and meaning on hover),
+    the text columns wide, the first column pinned while the rest scroll."""
+    config = {}
+    for i, (column, spec) in enumerate(column_specs(list(frame.columns)).items()):
+        kind = st.column_config.NumberColumn if spec["numeric"] else st.column_config.Column
+        extra = {"format": "%.3f"} if spec["numeric"] else {}
+        config[column] = kind(spec["label"], help=spec["help"], width=spec["width"], pinned=i == 0, **extra)
+    st.dataframe(frame, hide_index=True, column_config=config, width="stretch")
+
+
 def show_sharpness(rows: list[dict]) -> None:
     """How sharp and decisive alpha is on the inputs just run (see docs/sharpness.md)."""
     if not rows:
@@ -82,22 +93,22 @@ def show_sharpness(rows: list[dict]) -> None:
         "as many words elsewhere, and whether taking the top span out of alpha flips the decision. 'Inputs' is how "
         "many inputs a measure applies to; a note marks the measures that are automatic when alpha has one span."
     )
-    st.dataframe(pd.DataFrame(sharpness.summary_rows(sharpness.summarise(rows))), hide_index=True)
+    table(pd.DataFrame(sharpness.summary_rows(sharpness.summarise(rows))))
 
 
 def show(rows: list[dict], plausibility: pd.DataFrame | None = None) -> None:
     if not rows:
         return
-    table = summary.summary_table(rows)
+    results = summary.summary_table(rows)
     st.subheader("Faithfulness by method")
     comp, suff, flip = METRICS["comprehensiveness"], METRICS["sufficiency"], METRICS["flip_fraction"]
     st.caption(
         f"One row per method, averaged over {len(rows)} inputs. The arrow after each column says which way is "
         f"better: {comp.name} ({comp.direction}), {suff.name} ({suff.direction}), {flip.name} ({flip.direction})."
     )
-    st.dataframe(readable(table), hide_index=True)
+    table(readable(results))
     with st.expander("What each column means"):
-        st.markdown(metric_legend(list(table.columns)))
+        st.markdown(metric_legend(list(results.columns)))
     left, right = st.columns(2)
     left.plotly_chart(figures.curve_figure(summary.curve_table(rows)), key="curves")
     left.caption(
@@ -124,7 +135,7 @@ def show(rows: list[dict], plausibility: pd.DataFrame | None = None) -> None:
             "which way means alpha is the more faithful explanation; rows without a direction are there to compare "
             "(attention's span, the accuracy of the full model)."
         )
-        st.dataframe(alpha.rename(columns={"test": "Test", "value": "Value", "better": "Better"}), hide_index=True)
+        table(alpha.rename(columns={"test": "Test", "value": "Value", "better": "Better"}))
     if plausibility is not None and len(plausibility):
         st.subheader("Plausibility (not faithfulness): is the top span a polar SST phrase?")
         st.caption(
@@ -132,14 +143,14 @@ def show(rows: list[dict], plausibility: pd.DataFrame | None = None) -> None:
             "treebank phrase labelled in the predicted direction: strongly polar = 0 or 4 only, polar = 0, 1 or "
             "3, 4. Higher means more like what a person would point at, not that the model used it."
         )
-        st.dataframe(readable(plausibility), hide_index=True)
+        table(readable(plausibility))
     st.subheader("One input at a time")
     st.caption("Each method's top words for the chosen input, best first, with its scores on that input alone.")
     choice = st.selectbox("Example", range(len(rows)), format_func=lambda i: rows[i]["text"][:90], key="drill")
     st.markdown(escape_text(rows[choice]["text"]))
-    st.dataframe(readable(summary.drilldown_table(rows[choice])), hide_index=True)
+    table(readable(summary.drilldown_table(rows[choice])))
     cols = st.columns(3)
-    cols[0].download_button("summary.csv", table.to_csv(index=False), "summary.csv", key="dl_summary")
+    cols[0].download_button("summary.csv", results.to_csv(index=False), "summary.csv", key="dl_summary")
     cols[1].download_button("tau.csv", tau.to_csv(), "tau.csv", key="dl_tau")
     lines = "".join(json.dumps(r) + "\n" for r in rows)
     cols[2].download_button("results.jsonl", lines, "results.jsonl", key="dl_rows")

@@ -48,3 +48,33 @@ def metric_legend(keys: list[str] | None = None) -> str:
     """Markdown bullets, one per metric: heading, the better direction and what it measures."""
     chosen = [METRICS[k] for k in (keys if keys is not None else list(METRICS)) if k in METRICS]
     return "\n".join(f"- **{m.heading}** ({m.direction}): {m.meaning}" for m in chosen)
+
+
+SHORT_HEADINGS = {  # table headers that fit a narrow column; the full heading and meaning go in its tooltip
+    "flip_fraction": "Removed to flip ↓",
+    "js_difference": "Erasure effect ↑",
+    "js_positive": "Beats random ↑",
+    "tau_loo": "Like leave-one-out ↑",
+    "strong_phrase": "Strongly polar ↑",
+    "polar_phrase": "Polar phrase ↑",
+}
+TEXT_COLUMNS = {"Method": "medium", "Top tokens": "large", "Test": "large", "measure": "large", "note": "large"}
+
+
+def column_specs(columns: list[str]) -> dict[str, dict[str, object]]:
+    """How each column of a table shown by the page is drawn, so no column is cut off (issue 23 defect 11):
+    ``{column: {"label", "help", "width", "numeric"}}`` for the displayed columns of :func:`readable`
+    tables: metric columns get a short label (at most 20 characters) with the full heading and the
+    metric's meaning as help, width "small"; text columns are "medium" or "large"."""
+    by_heading = {m.heading: m for m in METRICS.values()}
+    specs: dict[str, dict[str, object]] = {}
+    for column in columns:
+        metric = by_heading.get(column)
+        if metric is not None:
+            label = SHORT_HEADINGS.get(metric.key, metric.heading)
+            meaning = f"{metric.heading}: {metric.meaning}"
+            specs[column] = {"label": label, "help": meaning, "width": "small", "numeric": True}
+        else:
+            width = TEXT_COLUMNS.get(column, "small")
+            specs[column] = {"label": column, "help": None, "width": width, "numeric": False}
+    return specs

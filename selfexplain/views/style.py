@@ -45,7 +45,8 @@ SHADE_RGB = "234,88,12"  # ACCENT as r,g,b for ``rgba(SHADE_RGB, strength)``: th
 
 # Layout
 DEFAULT_HEIGHT = 420
-MARGIN = {"l": 10, "r": 10, "t": 60, "b": 10}
+MODEBAR_ROOM = 32  # pixels the plotly toolbar (top right, on hover) takes; titles start below it
+MARGIN = {"l": 10, "r": 10, "t": 84, "b": 10}  # the top holds the toolbar, the title and a legend above
 TEMPLATE = "plotly_white"  # its layout part only: see layout_template()
 LEGEND_BELOW = {"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0}  # one entry after another under the plot
 LEGEND_ABOVE = {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1.0, "xanchor": "right"}
@@ -94,7 +95,15 @@ def apply_layout(
     text = title if title is not None else fig.layout.title.text
     base = height or fig.layout.height or DEFAULT_HEIGHT
     fig.update_layout(
-        title={"text": text, "x": 0.0, "y": 0.99, "yanchor": "top", "font": {"size": TITLE_SIZE}},
+        title={  # below the toolbar: a long title ran under it (issue 23 defect 11)
+            "text": text,
+            "x": 0.0,
+            "y": 1.0,
+            "yref": "container",
+            "yanchor": "top",
+            "pad": {"t": MODEBAR_ROOM},
+            "font": {"size": TITLE_SIZE},
+        },
         height=base,
         margin=MARGIN if left is None else {**MARGIN, "l": left},
         font=FONT,
