@@ -135,6 +135,8 @@ def test_distill_a_bert_classifier_measures_fidelity_and_writes_it(
     # resumable: a second run finds the finished run and the cached teacher, and measures again
     assert _distill(teacher, tmp_path / "texts.txt", out) == 0
     assert "resuming after epoch 4" in capsys.readouterr().out
+    assert _distill(teacher, _texts(tmp_path / "other.txt", count=40), out) == 2  # never mixes two runs
+    assert "holds a distill run with another teacher or other data" in capsys.readouterr().err
     # fidelity on any file, recorded in the card beside the held-out figures
     assert main(["fidelity", "--model", str(out / "best"), "--teacher", str(teacher), "--data",
                  str(tmp_path / "texts.txt"), "--record", "--no-progress", "--no-fused"]) == 0  # fmt: skip
