@@ -22,6 +22,7 @@ from pages.parts.edit_panel import render_edit_panel
 from pages.parts.flip_panel import render_flip
 from pages.parts.grid_panel import render_grid, shown_explanation
 from pages.parts.pin_link import open_linked_pin
+from pages.parts.present_panel import render_presentation
 from pages.parts.view_state import (
     apply_linked_span,
     bind,
@@ -51,7 +52,6 @@ from selfexplain.views.figures import (
 )
 from selfexplain.views.highlight import escape_text, highlight_html
 from selfexplain.views.html_report import report_html
-from selfexplain.views.style import apply_layout
 from selfexplain.words import LEVELS, Level
 
 st.set_page_config(page_title="selfexplain · Explain", page_icon=":mag:", layout="wide")
@@ -79,18 +79,6 @@ def explanation_report(explanation: Explanation, spans: list[Span], grid: Figure
     return report_html(explanation, spans, figures)
 
 
-PRESENT_CSS = """<style>
-[data-testid="stMain"] p, [data-testid="stMain"] li, [data-testid="stCaptionContainer"] { font-size: 1.3rem; }
-[data-testid="stMetricValue"], [data-testid="stMetricValue"] * { font-size: 3.2rem !important; line-height: 1.15; }
-.selfexplain-text { font-size: 1.6rem !important; line-height: 2.4rem !important; }
-</style>"""
-
-
-def presented(fig: Figure, present: bool) -> Figure:
-    """A figure enlarged for a projector in presentation mode (larger fonts, taller), else unchanged."""
-    return apply_layout(fig, present=True) if present else fig
-
-
 def main() -> None:
     sidebar_navigation()
     pin_message = open_linked_pin()  # ?pin=ID: the pin's input and model, before the picker reads them
@@ -114,8 +102,6 @@ def main() -> None:
         help="hide the controls, enlarge text and figures, explain each figure",
         **bind("present", False),
     )
-    if present:
-        st.html(PRESENT_CSS)
     with st.expander("Change the input") if present else nullcontext():
         text, pair = render_inputs(explainer.name, pair_model)
     if not text.strip() or (pair_model and not (pair or "").strip()):
@@ -141,8 +127,11 @@ def main() -> None:
             "over the spans of all of them."
         )
     apply_linked_span(explanation)
-    render(explanation, present)
-    pin_widget(explanation, explainer.name, text_in, pair_in)
+    if present:
+        render_presentation(explanation)  # no controls, no Pin box
+    else:
+        render(explanation)
+        pin_widget(explanation, explainer.name, text_in, pair_in)
     write_view(explanation)
 
 
@@ -182,13 +171,13 @@ def render_inputs(model_name: str, pair_model: bool) -> tuple[str, str | None]:
     return text, pair
 
 
-def render(explanation: Explanation, present: bool = False) -> None:
-    """The prediction, highlighted spans, the alpha grid beside the attention grid and (unless
-    ``present``: presentation mode shows figures and captions only) the controls and tools."""
+def render(explanation: Explanation) -> None:
+    """The prediction, highlighted spans, the alpha grid beside the attention grid, the controls and tools
+    (presentation mode has its own view: :func:`pages.parts.present_panel.render_presentation`)."""
     head, bars = st.columns([1, 2])
     head.metric("Prediction", explanation.label)
     head.caption(f"{explanation.confidence:.1%} confidence · model {escape_text(explanation.model_name)}")
-    probabilities = presented(probability_figure(explanation), present)
+    probabilities = probability_figure(explanation)
     # theme=None: views.style already styles it, and Streamlit's theme is restyled in the browser each time
     bars.plotly_chart(probabilities, config=PLOT_CONFIG, key="probabilities", theme=None)
     bars.caption(
@@ -206,45 +195,36 @@ def render(explanation: Explanation, present: bool = False) -> None:
     level = kept("grid_level") or ("word" if explanation.span_unit == "word" else "token")
     most = len(evidence)  # the slider offers no more spans than carry weight (at most 20)
     k = min(int(st.session_state.top_k_wanted), most)
-    if not present:
-        c1, c2, c3 = st.columns([2, 2, 3])
-        if most >= 2:
-            st.session_state.top_k = k  # the wish, bounded by this input's spans; moving the slider sets the wish
-            k = c1.slider(
-                "Spans to show",
-                1,
-                most,
-                key="top_k",
-                on_change=keep_top_k,
-                help=f"{explanation.num_evidence:,} spans carry weight (alpha above 0)",
-            )
-        else:
-            c1.caption("One span carries weight." if most == 1 else "No span carries weight.")
-        overlapping = c2.toggle("Allow overlapping spans", key="overlapping", **bind("overlapping", overlapping))
-        level = c3.segmented_control(
-            "Grid level",
-            LEVELS,
-            key="grid_level",
-            help="merge wordpieces into words, or words into sentences (for long texts)",
-            **bind("grid_level", level),
-        ) or level  # fmt: skip
+    c1, c2, c3 = st.columns([2, 2, 3])
+    if most >= 2:
+        st.session_state.top_k = k  # the wish, bounded by this input's spans; moving the slider sets the wish
+        k = c1.slider(
+            "Spans to show",
+            1,
+            most,
+            key="top_k",
+            on_change=keep_top_k,
+            help=f"{explanation.num_evidence:,} spans carry weight (alpha above 0)",
+        )
+    else:
+        c1.caption("One span carries weight." if most == 1 else "No span carries weight.")
+    overlapping = c2.toggle("Allow overlapping spans", key="overlapping", **bind("overlapping", overlapping))
+    level = c3.segmented_control(
+        "Grid level",
+        LEVELS,
+        key="grid_level",
+        help="merge wordpieces into words, or words into sentences (for long texts)",
+        **bind("grid_level", level),
+    ) or level  # fmt: skip
     spans = evidence[:k] if overlapping else explanation.top_spans_non_overlapping(k)  # weighted spans only
     highlight_target = st.empty()
 
     grid_col, attn_col = st.columns(2, gap="large")
     with grid_col:
-        grid, view = render_grid(explanation, level, present)
+        grid, view = render_grid(explanation, level, False)
     with attn_col:
-        render_attention(explanation, present, level, view)
+        render_attention(explanation, False, level, view)
 
-    if present:
-        with highlight_target.container():
-            st.html(highlight_html(explanation, spans, selected_span(explanation)))
-            st.caption(
-                ("The span" if len(spans) == 1 else f"The {len(spans)} spans")
-                + " with the highest alpha, darker for more weight: what the classifier's decision was read from."
-            )
-        return
     table = span_table(explanation, 20)  # row i is evidence_spans(20)[i]: spans with alpha 0 are not listed
     zeros = int(explanation.span_mask.sum()) - explanation.num_evidence
     st.caption(

@@ -166,10 +166,12 @@ def test_presentation_mode(browser, app_url: str) -> None:
     page = browser.new_page(viewport={"width": 1440, "height": 1600})
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     page.goto(f"{app_url}/?present=1&text=The+cast+is+wonderful+but+the+plot+never+takes+off.")
-    page.wait_for_selector("text=Self-explaining alpha", timeout=90_000)
+    page.wait_for_selector("text=How much each phrase counted", timeout=90_000)
     page.wait_for_selector(DONE, timeout=90_000)
     assert page.locator("text=Spans to show").count() == 0 and page.locator("text=Change the input").count() == 1
-    assert page.locator("text=Each bar is the probability").count() == 1
+    assert page.locator("text=sure the answer is").count() == 1 and page.locator("text=The model decided").count() == 1
+    assert page.locator("[data-testid='stSidebar']").is_hidden()  # no sidebar, no Pin box in front of a room
+    assert page.locator("text=Note for the gallery").count() == 0
     # the predicted label is drawn large enough to read from the back of a room (48 px and more)
     innermost = "e => { let n = e; while (n.firstElementChild) n = n.firstElementChild; return n; }"
     label = page.locator("[data-testid='stMetricValue']").first.evaluate_handle(innermost)

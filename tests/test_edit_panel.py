@@ -117,13 +117,19 @@ def test_presentation_mode_hides_controls_and_explains_figures(models_dir: Path)
     at.text_area(key="text").input(TEXT).run()
     assert not at.exception
     assert at.toggle(key="present").value
-    keys = {w.key for w in [*at.slider, *at.toggle, *at.button, *at.selectbox]}
-    assert not keys & {"top_k", "overlapping", "log_colour", "attn_aggregate", "edit_apply", "flip_button"}
+    keys = {w.key for w in [*at.slider, *at.toggle, *at.button, *at.selectbox, *at.text_input]}
+    hidden = {"top_k", "overlapping", "log_colour", "attn_aggregate", "edit_apply", "flip_button", "pin_note"}
+    assert not keys & (hidden | {"pin_button"})
     specs = [json.loads(c.proto.spec)["layout"] for c in at.get("plotly_chart")]
     assert len(specs) == 3 and all(layout["font"]["size"] == 20 for layout in specs)
-    captions = " ".join(c.value for c in at.caption)
-    assert "Each bar is the probability" in captions and "How to read it" in captions
-    assert "highest alpha" in captions
+    titles = [layout["title"]["text"] for layout in specs]
+    assert titles[:2] == ["How sure the model is", "How much each phrase counted"]
+    assert titles[2] == "Where the model's layers look (not the explanation)"
+    said = " ".join(m.value for m in at.markdown)
+    assert "The model decided *" in said and "sure the answer is" in said and "darkest" in said
+    assert "alpha" not in said.lower() and "[CLS]" not in said and "rollout" not in said
+    assert at.metric[0].label == "The model's answer"
     assert at.query_params["present"] == "1"
-    at.toggle(key="present").set_value(False).run()
+    at.button(key="leave_present").click().run()
+    assert not at.exception and not at.toggle(key="present").value
     assert at.slider(key="top_k").value == 5 and "present" not in at.query_params
