@@ -23,6 +23,7 @@ from pages.parts.flip_panel import render_flip
 from pages.parts.grid_panel import render_grid, shown_explanation
 from pages.parts.pin_link import open_linked_pin
 from pages.parts.present_panel import render_presentation
+from pages.parts.second_opinion_panel import render_second_opinion
 from pages.parts.view_state import (
     apply_linked_span,
     bind,
@@ -224,6 +225,7 @@ def render(explanation: Explanation) -> None:
         grid, view = render_grid(explanation, level, False)
     with attn_col:
         render_attention(explanation, False, level, view)
+    render_second_opinion(explanation, st.session_state.model_directory)
 
     table = span_table(explanation, 20)  # row i is evidence_spans(20)[i]: spans with alpha 0 are not listed
     zeros = int(explanation.span_mask.sum()) - explanation.num_evidence

@@ -41,6 +41,7 @@ ZERO_FILL = "#eef0f3"  # a grid cell holding a valid span whose alpha is 0
 ACCENT = "#ea580c"  # the colour spans are shaded in; a pinned note's margin
 HEAD_LINE = "#2563eb"  # a head view's lines (the attention colour)
 HEAD_LINE_FOCUS = "#c2410c"  # the lines of the word a head view focuses on
+OPINION = "#2563eb"  # a second attribution method's bars beside alpha's
 SHADE_RGB = "234,88,12"  # ACCENT as r,g,b for ``rgba(SHADE_RGB, strength)``: the stronger the alpha, the darker
 
 # Layout

@@ -1,0 +1,90 @@
+"""A second opinion beside alpha (issue 23 item 3): another attribution method scored on the alpha grid's
+words, and how far its ranking agrees with alpha's.
+
+Alpha per word is the alpha mass of the spans covering it (word-level alpha, :func:`selfexplain.words.word_view`).
+Leave-one-out removes each *word* whole (all its pieces at once, one batch of ``W`` inputs) with the
+registry method's removal; any other registered method's token scores are summed over each word's pieces.
+Agreement is :func:`selfexplain.compare.rank_agreement`: only words with a score above 0 are ranked, so
+ties at 0 (sparse alpha) never count as agreement: the overlap of the two ranked sets (Jaccard) and the
+rank-biased overlap of the two rankings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from selfexplain.compare import RankAgreement, covering_mass, evidence_order, rank_agreement
+from selfexplain.explainers import get_method
+from selfexplain.explainers.base import Instance
+from selfexplain.explainers.loo import LeaveOneOutMethod
+from selfexplain.explainers.occlusion import predict_kept
+from selfexplain.pipeline import SelfExplainer
+from selfexplain.words import word_view
+
+DEFAULT_METHOD = "loo"
+
+
+@dataclass(frozen=True, eq=False)
+class SecondOpinion:
+    """``labels`` ``[W]`` (the alpha grid's words, in order), ``alpha`` ``[W]`` (alpha mass covering each
+    word), ``scores`` ``[W]`` (the method's score per word, higher = more important for the prediction),
+    ``method`` (its name shown to readers), ``agreement`` over the ``W`` words."""
+
+    labels: tuple[str, ...]
+    alpha: np.ndarray
+    scores: np.ndarray
+    method: str
+    agreement: RankAgreement
+
+
+def word_leave_one_out(
+    explainer: SelfExplainer, instance: Instance, word_of_token: np.ndarray, method: LeaveOneOutMethod
+) -> np.ndarray:
+    """``[W]``: the drop in the target class's probability when word ``w`` (all its pieces) is removed."""
+    count = int(word_of_token.max()) + 1 if word_of_token.size else 0
+    keep = word_of_token[None, :] != np.arange(count)[:, None]  # [W, T]: every word but one
+    probabilities = predict_kept(explainer, instance, keep, method.removal)
+    return instance.probabilities[instance.target] - probabilities[:, instance.target]
+
+
+def second_opinion(
+    explainer: SelfExplainer, text: str, pair: str | None = None, method: str = DEFAULT_METHOD
+) -> SecondOpinion:
+    """Run ``method`` (a name in :data:`selfexplain.explainers.METHODS`) on the input's words and compare
+    its ranking with alpha's. One forward for the input, then the method's own (``W`` for leave-one-out)."""
+    attribution = get_method(method)
+    instance = explainer.instance(text, pair)
+    view = word_view(instance.explanation)
+    if isinstance(attribution, LeaveOneOutMethod):
+        scores = word_leave_one_out(explainer, instance, view.word_of_token, attribution)
+    else:
+        tokens = attribution.attribute(explainer, instance)
+        scores = np.bincount(view.word_of_token, weights=tokens, minlength=len(view.labels))
+    alpha = covering_mass(np.where(view.span_mask, view.alpha, 0.0))
+    words = np.arange(len(view.labels))
+    agreement = rank_agreement(alpha, np.asarray(scores, dtype=float), words, words, "word")
+    return SecondOpinion(view.labels, alpha, np.asarray(scores, dtype=float), attribution.label, agreement)
+
+
+def agreement_sentence(opinion: SecondOpinion, top: int = 5) -> str:
+    """One line: how many of each method's top words (score above 0) the other shares, with the measures.
+
+    Plain text (the caller escapes it): "Alpha and Leave-one-out share 2 of their top 3 words ("a", "b");
+    over every word with a score above 0: Jaccard 0.40, rank-biased overlap 0.55."."""
+    first, second = evidence_order(opinion.alpha)[:top], evidence_order(opinion.scores)[:top]
+    agreement = opinion.agreement
+    if first.size == 0 or second.size == 0:
+        who = "alpha" if first.size == 0 else opinion.method
+        return f"No word has a score above 0 for {who}, so there is nothing to compare."
+    shared = [int(w) for w in first.tolist() if w in set(second.tolist())]
+    size = max(first.size, second.size)
+    names = ", ".join(f"“{opinion.labels[w]}”" for w in shared)
+    overlap = f"share {len(shared)} of their top {size} words" + (f" ({names})" if names else "")
+    measures = (
+        f"Jaccard {agreement.jaccard:.2f}, rank-biased overlap {agreement.rbo:.2f}"
+        if agreement.jaccard is not None and agreement.rbo is not None
+        else "no common ranking"
+    )
+    return f"Alpha and {opinion.method} {overlap}; over every word with a score above 0: {measures}."
