@@ -9,13 +9,15 @@ import pandas as pd
 import streamlit as st
 
 from pages.ui import ASSETS
+from pages.ui.bounded import RunStopped, bounded_report
 from pages.ui.examples import upload_examples
-from pages.ui.loading import cached_explainer, cached_with_progress
+from pages.ui.loading import cached_explainer, results_cache
 from pages.ui.navigation import sidebar_navigation
 from pages.ui.picker import model_picker
 from selfexplain.anatomy.figures import PROBE_TASKS, probe_figure
 from selfexplain.anatomy.probing import TASKS, cache_hidden_states, probe_by_layer
 from selfexplain.errors import USER_ERRORS
+from selfexplain.views.highlight import escape_text
 
 st.set_page_config(page_title="selfexplain · Probing", layout="wide")
 # every labelled sentence shipped with the app (110): with 5 folds each is scored once
@@ -38,17 +40,40 @@ COLUMNS = {
 }
 
 
-def compute(directory: str, data: bytes, suffix: str, limit: int, seed: int, max_position: int) -> pd.DataFrame:
-    """Hidden states once, then one probe per task, layer and fold; cached per (model, data, settings)."""
+LABEL = "Hidden states, then the probes:"
+HIDDEN_SHARE = 0.15  # of the progress bar: the forward passes; the rest is one step per (task, layer) fit
+BOUND_S, BOUND_PER_SENTENCE_S, MAX_BOUND_S = 120.0, 0.2, 600.0
+MEASURED = "about 10 s on an idle 2-core machine"  # the default run: 110 shipped sentences, sst5-minilm
 
-    def run(report) -> pd.DataFrame:
+
+def time_bound(sentences: int) -> float:
+    """Seconds a run may take: 2 minutes (the default run of 110 sentences takes :data:`MEASURED`), or
+    0.2 s a sentence for a larger corpus, at most 10 minutes."""
+    return min(MAX_BOUND_S, max(BOUND_S, BOUND_PER_SENTENCE_S * sentences))
+
+
+def compute(directory: str, data: bytes, suffix: str, limit: int, seed: int, max_position: int) -> pd.DataFrame:
+    """Hidden states once, then one probe per task, layer and fold; cached per (model, data, settings). A
+    progress bar follows both stages; the run stops (:class:`RunStopped`) past :func:`time_bound` or once
+    the session that asked for it has ended, and then nothing is cached."""
+
+    def run() -> pd.DataFrame:
         examples = upload_examples(directory, data, suffix, limit)
         explainer = cached_explainer(directory)
-        cache = cache_hidden_states(explainer, examples, seed=seed, progress=False, on_progress=report)
-        return probe_by_layer(cache, TASKS, seed=seed, max_position=max_position, progress=False, folds=FOLDS)
+        slot = st.empty()
+        report = bounded_report(lambda f, text: slot.progress(f, text=text), LABEL, time_bound(len(examples)))
+        hidden = cache_hidden_states(
+            explainer, examples, seed=seed, progress=False, on_progress=lambda f: report(HIDDEN_SHARE * f)
+        )
+        table = probe_by_layer(
+            hidden, TASKS, seed=seed, max_position=max_position, progress=False, folds=FOLDS,
+            on_progress=lambda f: report(HIDDEN_SHARE + (1 - HIDDEN_SHARE) * f),
+        )  # fmt: skip
+        slot.empty()
+        return table
 
     key = ("probe", directory, hashlib.sha1(data).hexdigest(), suffix, limit, seed, max_position, FOLDS)
-    return cached_with_progress(key, "Computing hidden states and fitting the probes…", run)
+    return results_cache().get_or_compute(key, run)  # type: ignore[return-value]
 
 
 def requested() -> tuple | None:
@@ -65,9 +90,14 @@ def requested() -> tuple | None:
         )
         data, suffix = (upload.getvalue(), Path(upload.name).suffix) if upload else (b"", "")
     request = (st.session_state.model_directory, data, suffix, limit, seed, max_position)
-    help_text = "computes hidden states, fits the probes"
+    help_text = "computes hidden states, fits the probes; stops at its time bound or when this tab is closed"
     if st.button("Run", type="primary", key="probe_run", disabled=not data, help=help_text):
         st.session_state.probe_request = request
+    st.caption(
+        f"The default run (the {SAMPLE_COUNT} shipped sentences) takes {MEASURED} and is stopped after "
+        f"{BOUND_S:.0f} s at most; a larger corpus gets {BOUND_PER_SENTENCE_S} s a sentence, up to "
+        f"{MAX_BOUND_S / 60:.0f} minutes. Closing the tab stops a run."
+    )
     done = st.session_state.get("probe_request")
     if done is not None and done != request:
         st.info("The settings changed since these results: click Run to compute them again.")
@@ -114,7 +144,11 @@ def main() -> None:
     try:
         table = compute(*done)
     except USER_ERRORS as err:
-        st.error(str(err))
+        st.error(escape_text(str(err)))
+        return
+    except RunStopped as stop:
+        st.warning(f"The run stopped before it finished: {stop.reason}. Nothing was kept; try fewer sentences.")
+        st.session_state.pop("probe_request", None)
         return
     if table.empty:
         st.warning("Too few sentences to split into train and test sets.")

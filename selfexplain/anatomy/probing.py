@@ -183,16 +183,20 @@ def probe_by_layer(
     max_position: int = 10,
     progress: bool = True,
     folds: int = 0,
+    on_progress: Callable[[float], None] | None = None,
 ) -> pd.DataFrame:
     """One row per (task, layer): ``accuracy`` on the test items, the ``majority`` baseline (the share
     of the most frequent class among the test labels: always guessing it scores that), ``train`` items
     per fit, ``test`` items scored and ``folds``. ``folds >= 2``: k-fold over sentences, accuracy over
-    all items; otherwise one held-out ``test_fraction`` of the sentences."""
+    all items; otherwise one held-out ``test_fraction`` of the sentences. ``on_progress(fraction)`` is called
+    after each (task, layer) fit (it may raise to stop the run)."""
     splits = sentence_splits(int(cache.sentence.shape[1]), seed, test_fraction, folds)
     rows = []
     jobs = [(t, layer) for t in tasks for layer in range(cache.sentence.shape[0])]
     data = {t: task_data(cache, t, max_position) for t in tasks}
-    for task, layer in tqdm(jobs, desc="probes", unit="probe", disable=not progress):
+    for done, (task, layer) in enumerate(tqdm(jobs, desc="probes", unit="probe", disable=not progress), start=1):
+        if on_progress is not None and done > 1:
+            on_progress((done - 1) / len(jobs))
         x, y, sentence_of = data[task]
         if len(y) == 0:
             continue
@@ -214,4 +218,6 @@ def probe_by_layer(
                 "folds": len(tests),
             }
         )
+    if on_progress is not None:
+        on_progress(1.0)
     return pd.DataFrame(rows, columns=["task", "layer", "accuracy", "majority", "train", "test", "folds"])
