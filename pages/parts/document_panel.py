@@ -28,6 +28,7 @@ from selfexplain.views.document import (
     mass_in_view,
     part_attention_figure,
     part_grid_level,
+    part_word_attention_figure,
     parts_overview_figure,
     snippet,
     top_spans_table,
@@ -35,6 +36,7 @@ from selfexplain.views.document import (
 from selfexplain.views.evidence import weight_sentence
 from selfexplain.views.figures import MAX_GRID_UNITS, grid_data, grid_view, probability_figure, span_grid_figure
 from selfexplain.views.highlight import escape_text
+from selfexplain.views.word_attention import MERGE_RULE
 from selfexplain.words import level_view
 
 LONG_TOKENS = 1_000  # longer texts are shown as a document (the shipped models' two windows hold 766)
@@ -215,10 +217,24 @@ def render_part(
             "Layer", list(range(layers)), index=layers - 1, key="doc_attn_layer", format_func=lambda i: str(i + 1)
         )
         head = a3.selectbox("Head", list(range(heads)), key="doc_attn_head", format_func=lambda i: str(i + 1))
-        figure = part_attention_figure(window, window_index + 1, token_lo, token_hi, aggregate, int(layer), int(head))
+        tokens = st.toggle("Encoder tokens", key="doc_attn_tokens", help="the raw map over wordpieces and [CLS]")
+        if tokens:
+            figure = part_attention_figure(
+                window, window_index + 1, token_lo, token_hi, aggregate, int(layer), int(head)
+            )
+        else:
+            figure = part_word_attention_figure(
+                window, window_index + 1, explanation, first, grid_level, view, aggregate, int(layer), int(head)
+            )
         st.plotly_chart(figure, key="doc_attention", config=PLOT_CONFIG, theme=None)
-        st.caption(
-            "The encoder's raw self-attention from a forward pass of the window alone, cut to [CLS] and this "
-            f"{level}'s tokens: a row sums to what it gives the tokens shown; the rest went to the window's "
-            "other tokens."
-        )
+        if tokens:
+            st.caption(
+                "The encoder's raw self-attention from a forward pass of the window alone, cut to [CLS] and this "
+                f"{level}'s tokens: a row sums to what it gives the tokens shown; the rest went to the window's "
+                "other tokens."
+            )
+        else:
+            st.caption(
+                f"The encoder's raw self-attention from a forward pass of the window alone, on the grid's "
+                f"{grid_level}s in the same order. {MERGE_RULE}"
+            )

@@ -154,3 +154,53 @@ def part_grid_level(part: Explanation) -> Level:
 def mass_in_view(alpha: np.ndarray) -> float:
     """The alpha a drawn grid holds: the sum of its finite cells (``[G, G]``, NaN off the valid spans)."""
     return float(np.nansum(alpha))
+
+
+def window_positions(window: WindowAttention, tokens: np.ndarray) -> np.ndarray:
+    """``[K]`` window position of each document token in ``tokens`` ``[K]`` (-1 where the window does not
+    hold it), by one sorted search over the window's real tokens."""
+    real = np.flatnonzero(window.token_index >= 0)
+    held = window.token_index[real]  # increasing: a window is a contiguous run of document tokens
+    if held.size == 0:
+        return np.full(tokens.shape, -1)
+    at = np.clip(np.searchsorted(held, tokens), 0, held.size - 1)
+    return np.where(held[at] == tokens, real[at], -1)
+
+
+def part_word_attention_figure(
+    window: WindowAttention,
+    number: int,
+    part: Explanation,
+    first: int,
+    level: Level,
+    view: tuple[int, int] | None = None,
+    aggregate: Aggregate = "mean over heads",
+    layer: int = -1,
+    head: int = 0,
+) -> go.Figure:
+    """The raw self-attention of window ``number`` (from 1), computed over the whole window, on the part's
+    grid axis: its words (or sentences, or tokens) at ``level``, in the viewport ``view``, merged as
+    :data:`~selfexplain.views.word_attention.MERGE_RULE` states. ``part`` is :meth:`Document.part`, whose
+    token ``t`` is document token ``first + t``; tokens the window does not hold are left out."""
+    from selfexplain.views.word_attention import group_attention, word_attention_figure
+
+    matrix = aggregate_attention(window.attentions, aggregate, layer, head)
+    groups = level_view(part, level)
+    group_of = groups.word_of_token if groups is not None else np.arange(part.num_tokens)
+    labels = list(groups.labels) if groups is not None else [t.piece or t.text for t in part.tokens]
+    if level == "sentence":
+        labels = [f"S{i + 1}" for i in range(len(labels))]
+    positions = window_positions(window, first + np.arange(part.num_tokens))
+    held = positions >= 0
+    words = np.zeros((len(labels), len(labels)))
+    if held.any():
+        merged = group_attention(matrix, positions[held], group_of[held])
+        words[: merged.shape[0], : merged.shape[1]] = merged
+    layers = window.attentions.shape[0]
+    what = {
+        "head": f"layer {layer % layers + 1}, head {head + 1}",
+        "mean over heads": f"layer {layer % layers + 1}, heads averaged",
+        "mean over layers": "all layers averaged",
+        "rollout": "rollout",
+    }[aggregate]
+    return word_attention_figure(words, labels, f"Raw self-attention, window {number} ({what}), {level} level", view)

@@ -61,3 +61,26 @@ def test_labels_of_a_dense_grid_do_not_overlap() -> None:
     assert len(fig.layout.xaxis.tickvals) == shown
     small = span_grid_figure(paragraph(words=20, per_sentence=5), level="word")
     assert len(small.layout.xaxis.ticktext) == 20  # a small grid keeps a label on every row
+
+
+def test_a_parts_attention_shares_its_grids_axis() -> None:
+    from selfexplain.document import WindowAttention
+    from selfexplain.views.document import part_word_attention_figure, window_positions
+
+    part = paragraph(words=30, per_sentence=10)
+    first = 40  # the part is document tokens 40..69; the window holds 20..79 after [CLS]
+    index = np.concatenate([[-1], np.arange(20, 80), [-1]])
+    rng = np.random.default_rng(0)
+    maps = rng.random((2, 2, index.size, index.size))
+    maps /= maps.sum(-1, keepdims=True)
+    window = WindowAttention(20, tuple(["[CLS]", *(f"t{i}" for i in range(60)), "[SEP]"]), index, maps)
+    np.testing.assert_array_equal(window_positions(window, np.array([20, 40, 79, 80])), [1, 21, 60, -1])
+    fig = part_word_attention_figure(window, 1, part, first, "sentence")
+    grid = span_grid_figure(part, level="sentence")
+    assert list(fig.layout.xaxis.ticktext) == list(grid.layout.xaxis.ticktext) == ["S1", "S2", "S3"]
+    z = np.array(fig.data[0].z, dtype=float)
+    rows = maps[-1].mean(0)[21:51, 21:51]  # the part's tokens, mean over heads of the last layer
+    assert z[0, 1] == pytest.approx(rows[0:10, 10:20].sum(1).mean())
+    words = part_word_attention_figure(window, 1, part, first, "word", view=(0, 20))
+    same = span_grid_figure(part, level="word", view=(0, 20))
+    assert list(words.layout.xaxis.ticktext) == list(same.layout.xaxis.ticktext)
