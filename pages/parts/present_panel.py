@@ -22,17 +22,17 @@ from selfexplain.views.present import (
     highlight_sentence,
     probability_sentence,
 )
-from selfexplain.views.style import apply_layout
+from selfexplain.views.style import CAPTION_TEXT, apply_layout
 from selfexplain.views.word_attention import explanation_group_attention, word_attention_figure
 from selfexplain.words import level_view
 
-PRESENT_CSS = """<style>
+PRESENT_CSS = f"""<style>
 [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stExpandSidebarButton"],
-[data-testid="stSidebarNav"] { display: none !important; }
-[data-testid="stMain"] p, [data-testid="stMain"] li, [data-testid="stCaptionContainer"] { font-size: 1.3rem; }
-[data-testid="stMetricValue"], [data-testid="stMetricValue"] * { font-size: 3.2rem !important; line-height: 1.15; }
-.selfexplain-text { font-size: 1.6rem !important; line-height: 2.4rem !important; }
-.selfexplain-glossary { font-size: 1.1rem; color: #4b5563; }
+[data-testid="stSidebarNav"] {{ display: none !important; }}
+[data-testid="stMain"] p, [data-testid="stMain"] li, [data-testid="stCaptionContainer"] {{ font-size: 1.3rem; }}
+[data-testid="stMetricValue"], [data-testid="stMetricValue"] * {{ font-size: 3.2rem !important; line-height: 1.15; }}
+.selfexplain-text {{ font-size: 1.6rem !important; line-height: 2.4rem !important; }}
+.selfexplain-glossary {{ font-size: 1.1rem; color: {CAPTION_TEXT}; }}
 </style>"""
 SHOWN_PHRASES = 5  # the shaded text shows at most five phrases that share no word
 
