@@ -24,6 +24,7 @@ from pages.parts.grid_panel import render_grid, shown_explanation
 from pages.parts.pin_link import open_linked_pin
 from pages.parts.present_panel import render_presentation
 from pages.parts.second_opinion_panel import render_second_opinion
+from pages.parts.surrogate_panel import render_surrogate_check
 from pages.parts.view_state import (
     apply_linked_span,
     bind,
@@ -185,6 +186,7 @@ def render(explanation: Explanation) -> None:
         "Each bar is the probability the model gives one label; the highlighted bar is its prediction. "
         "The spans below are what the classifier read to get there."
     )
+    render_surrogate_check(explanation, st.session_state.model_directory)  # a surrogate: its teacher's answer too
 
     st.subheader("What the model relied on")
     evidence = explanation.evidence_spans(20)  # a span with alpha 0 is never shown, ranked or counted

@@ -8,6 +8,7 @@ import streamlit as st
 from plotly.graph_objects import Figure
 
 from pages.parts.attention_panel import chosen_matrix
+from pages.parts.surrogate_panel import render_surrogate_check
 from pages.parts.view_state import keep
 from pages.ui import PLOT_CONFIG
 from selfexplain.explanation import Explanation
@@ -64,6 +65,7 @@ def render_presentation(explanation: Explanation) -> None:
         theme=None,
     )  # fmt: skip
     bars.markdown(probability_sentence(explanation))
+    render_surrogate_check(explanation, st.session_state.model_directory)  # a surrogate: its teacher's answer too
 
     st.subheader("What the model relied on")
     spans = explanation.top_spans_non_overlapping(SHOWN_PHRASES)  # phrases that carry weight only
