@@ -224,9 +224,9 @@ def render(explanation: Explanation) -> None:
 
     grid_col, attn_col = st.columns(2, gap="large")
     with grid_col:
-        grid, view = render_grid(explanation, level, False)
+        grid, view = render_grid(explanation, level)
     with attn_col:
-        render_attention(explanation, False, level, view)
+        render_attention(explanation, level, view)
     render_second_opinion(explanation, st.session_state.model_directory)
 
     table = span_table(explanation, 20)  # row i is evidence_spans(20)[i]: spans with alpha 0 are not listed

@@ -12,7 +12,6 @@ from pages.ui import PLOT_CONFIG
 from selfexplain.attention import AGGREGATES, aggregate_attention
 from selfexplain.explanation import Explanation
 from selfexplain.views.figures import attention_figure
-from selfexplain.views.style import apply_layout
 from selfexplain.views.word_attention import (
     MERGE_RULE,
     explanation_group_attention,
@@ -80,9 +79,7 @@ def attention_figure_for(
     return word_attention_figure(words, labels, f"{title}, {level} level", view)
 
 
-def render_attention(
-    explanation: Explanation, present: bool = False, level: Level = "word", view: tuple[int, int] | None = None
-) -> None:
+def render_attention(explanation: Explanation, level: Level = "word", view: tuple[int, int] | None = None) -> None:
     """The attention selectors, the map on the alpha grid's axis (``level``, viewport ``view``; the encoder's
     tokens behind a toggle) and, on request, the head view."""
     if explanation.attentions is None:
@@ -95,26 +92,23 @@ def render_attention(
     st.session_state.attn_heads = heads
     keep("attn_layer", min(int(kept("attn_layer", layers - 1)), layers - 1))  # type: ignore[call-overload]
     keep("attn_head", min(int(kept("attn_head", 0)), heads - 1))  # type: ignore[call-overload]
-    tokens = False
-    if not present:
-        a1, a2, a3 = st.columns([2, 1, 1])
-        aggregate = a1.selectbox(
-            "Attention", AGGREGATES, key="attn_aggregate", **bind("attn_aggregate", "mean over heads")  # type: ignore[arg-type]
-        )
-        a2.selectbox(
-            "Layer", list(range(layers)), key="attn_layer", format_func=lambda i: str(i + 1),
-            disabled=aggregate in ("mean over layers", "rollout"), **bind("attn_layer", layers - 1),  # type: ignore[arg-type]
-        )  # fmt: skip
-        a3.selectbox(
-            "Head", list(range(heads)), key="attn_head", format_func=lambda i: str(i + 1),
-            disabled=aggregate != "head", **bind("attn_head", 0),  # type: ignore[arg-type]
-        )  # fmt: skip
-        tokens = st.toggle(
-            "Encoder tokens", key="attn_tokens", help="the raw map over wordpieces, [CLS] and [SEP]",
-            **bind("attn_tokens", False),  # type: ignore[arg-type]
-        )  # fmt: skip
+    a1, a2, a3 = st.columns([2, 1, 1])
+    aggregate = a1.selectbox(
+        "Attention", AGGREGATES, key="attn_aggregate", **bind("attn_aggregate", "mean over heads")  # type: ignore[arg-type]
+    )
+    a2.selectbox(
+        "Layer", list(range(layers)), key="attn_layer", format_func=lambda i: str(i + 1),
+        disabled=aggregate in ("mean over layers", "rollout"), **bind("attn_layer", layers - 1),  # type: ignore[arg-type]
+    )  # fmt: skip
+    a3.selectbox(
+        "Head", list(range(heads)), key="attn_head", format_func=lambda i: str(i + 1),
+        disabled=aggregate != "head", **bind("attn_head", 0),  # type: ignore[arg-type]
+    )  # fmt: skip
+    tokens = st.toggle(
+        "Encoder tokens", key="attn_tokens", help="the raw map over wordpieces, [CLS] and [SEP]",
+        **bind("attn_tokens", False),  # type: ignore[arg-type]
+    )  # fmt: skip
     figure = attention_figure_for(explanation, None if tokens else level, None if tokens else view)
-    figure = apply_layout(figure, present=True) if present else figure
     st.plotly_chart(figure, key="attention", config=PLOT_CONFIG, theme=None)
     if tokens:
         st.caption(
@@ -128,7 +122,7 @@ def render_attention(
             f"{level} attending to the {level} in each column. {MERGE_RULE} Attention mixes vectors inside the "
             "encoder; it is not a weight of a span."
         )
-    if not present and st.toggle("Head view: lines between words", key="show_head_view"):
+    if st.toggle("Head view: lines between words", key="show_head_view"):
         render_head_view(explanation, level, view)
 
 

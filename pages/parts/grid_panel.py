@@ -11,7 +11,6 @@ from pages.ui import PLOT_CONFIG
 from pages.ui.loading import cached_explanation
 from selfexplain.explanation import Explanation
 from selfexplain.views.figures import MAX_GRID_UNITS, grid_view, span_grid_figure
-from selfexplain.views.style import apply_layout
 from selfexplain.words import Level, group_span_at, level_view
 
 
@@ -39,8 +38,8 @@ def on_grid_select() -> None:
         remember(explanation, picked)
 
 
-def render_grid(explanation: Explanation, level: Level, present: bool) -> tuple[Figure, tuple[int, int] | None]:
-    """The width and colour controls (unless ``present``), the viewport slider of a long input and the
+def render_grid(explanation: Explanation, level: Level) -> tuple[Figure, tuple[int, int] | None]:
+    """The width and colour controls, the viewport slider of a long input and the
     clickable alpha grid at ``level``; returns the grid and its viewport ``(lo, hi)`` (None: all of it),
     which the attention map beside it shares."""
     groups = level_view(explanation, level)
@@ -48,22 +47,19 @@ def render_grid(explanation: Explanation, level: Level, present: bool) -> tuple[
     count = int(units[-1]) + 1 if len(units) else 1
     width_limit = max(1, count)
     default_width = width_limit if count <= MAX_GRID_UNITS else min(width_limit, 40)
-    if present:
-        log_colour, max_width = False, default_width
-    else:
-        g1, g2 = st.columns(2)
-        log_colour = g1.toggle(
-            "Log colour", key="log_colour", help="a log scale shows the many small alphas too",
-            **bind("log_colour", False),  # type: ignore[arg-type]
-        )  # fmt: skip
-        max_width = g2.number_input(
-            "Max span width",
-            1,
-            width_limit,
-            default_width,
-            key=f"max_width_{width_limit}",
-            help="a band along the diagonal",
-        )
+    g1, g2 = st.columns(2)
+    log_colour = g1.toggle(
+        "Log colour", key="log_colour", help="a log scale shows the many small alphas too",
+        **bind("log_colour", False),  # type: ignore[arg-type]
+    )  # fmt: skip
+    max_width = g2.number_input(
+        "Max span width",
+        1,
+        width_limit,
+        default_width,
+        key=f"max_width_{width_limit}",
+        help="a band along the diagonal",
+    )
     view = None
     if count > MAX_GRID_UNITS:
         start = st.slider(
@@ -77,7 +73,7 @@ def render_grid(explanation: Explanation, level: Level, present: bool) -> tuple[
         cell = (int(units[selection.start_token]), int(units[selection.end_token]))
     grid = span_grid_figure(explanation, log_colour, int(max_width), level, cell, view)
     st.plotly_chart(
-        apply_layout(grid, present=True) if present else grid,
+        grid,
         on_select=on_grid_select,
         selection_mode="points",
         key="grid",
