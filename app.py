@@ -22,7 +22,7 @@ from pages.parts.edit_panel import render_edit_panel
 from pages.parts.flip_panel import render_flip
 from pages.parts.grid_panel import render_grid, shown_explanation
 from pages.parts.pin_link import open_linked_pin
-from pages.parts.present_panel import render_presentation
+from pages.parts.present_panel import PRESENT_INTRO, render_presentation
 from pages.parts.second_opinion_panel import render_second_opinion
 from pages.parts.surrogate_panel import render_surrogate_check
 from pages.parts.view_state import (
@@ -85,18 +85,6 @@ def main() -> None:
     sidebar_navigation()
     pin_message = open_linked_pin()  # ?pin=ID: the pin's input and model, before the picker reads them
     explainer = model_picker()
-    st.title("Why did the model decide that?")
-    if pin_message is not None:
-        pin_message()
-    st.caption(
-        "A self-explaining classifier (Sun et al., 2020) gives every span of the input a weight alpha; the "
-        "classifier reads the alpha-weighted sum, so alpha *is* the explanation. Compare it with the encoder's "
-        "raw self-attention from the same forward pass."
-    )
-    if explainer is None:
-        return
-    pair_model = explainer.config.pair
-    init_inputs()
     init_view()
     present = st.sidebar.toggle(
         "Presentation mode",
@@ -104,6 +92,20 @@ def main() -> None:
         help="hide the controls, enlarge text and figures, explain each figure",
         **bind("present", False),
     )
+    st.title("Why did the model decide that?")
+    if pin_message is not None:
+        pin_message()
+    st.caption(
+        PRESENT_INTRO
+        if present
+        else "A self-explaining classifier (Sun et al., 2020) gives every span of the input a weight alpha; the "
+        "classifier reads the alpha-weighted sum, so alpha *is* the explanation. Compare it with the encoder's "
+        "raw self-attention from the same forward pass."
+    )
+    if explainer is None:
+        return
+    pair_model = explainer.config.pair
+    init_inputs()
     with st.expander("Change the input") if present else nullcontext():
         text, pair = render_inputs(explainer.name, pair_model)
     if not text.strip() or (pair_model and not (pair or "").strip()):

@@ -127,6 +127,7 @@ def test_presentation_mode_hides_controls_and_explains_figures(models_dir: Path)
     assert titles[2] == "Where the model's layers look (not the explanation)"
     said = " ".join(m.value for m in at.markdown)
     assert "The model decided *" in said and "sure the answer is" in said and "darkest" in said
+    said += " ".join(c.value for c in at.caption)
     assert "alpha" not in said.lower() and "[CLS]" not in said and "rollout" not in said
     assert at.metric[0].label == "The model's answer"
     assert at.query_params["present"] == "1"

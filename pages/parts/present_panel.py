@@ -35,6 +35,10 @@ PRESENT_CSS = f"""<style>
 .selfexplain-text {{ font-size: 1.6rem !important; line-height: 2.4rem !important; }}
 .selfexplain-glossary {{ font-size: 1.1rem; color: {CAPTION_TEXT}; }}
 </style>"""
+PRESENT_INTRO = (
+    "This model gives every phrase of the text a weight and decides from the weighted phrases only, so the "
+    "weights show why it decided."
+)
 SHOWN_PHRASES = 5  # the shaded text shows at most five phrases that share no word
 
 
