@@ -22,7 +22,7 @@ def assert_title_below_the_toolbar(layout: dict) -> None:
     title = layout["title"]
     assert title.get("yref") == "container" and title["yanchor"] == "top" and title["y"] == 1.0
     assert title["pad"]["t"] >= MODEBAR_ROOM  # the toolbar is about 30 px tall at the top right
-    assert layout["margin"]["t"] >= title["pad"]["t"] + TITLE_SIZE + 20  # the title fits above the plot
+    assert layout["margin"]["t"] >= title["pad"]["t"] + TITLE_SIZE + 8  # the title fits above the plot
 
 
 def test_chart_titles_sit_below_the_toolbar() -> None:
@@ -60,3 +60,13 @@ def test_the_page_draws_its_tables_and_charts_that_way(tiny_model_dir: Path) -> 
     assert config["Share removed to flip ↓"]["label"] == "Removed to flip ↓"
     assert "before the predicted label changes" in config["Share removed to flip ↓"]["help"]
     assert config["Method"]["pinned"] is True
+
+
+def test_a_legend_above_the_plot_gets_room_under_the_title() -> None:
+    import plotly.graph_objects as go
+
+    from selfexplain.views.style import LEGEND_ABOVE, MARGIN, apply_layout
+
+    fig = apply_layout(go.Figure(go.Bar(x=[1], y=[2])), "t", 300, legend=LEGEND_ABOVE)
+    assert fig.layout.margin.t > MARGIN["t"]
+    assert apply_layout(fig, present=True).layout.margin.t == fig.layout.margin.t  # kept when presented

@@ -47,7 +47,8 @@ SHADE_RGB = "234,88,12"  # ACCENT as r,g,b for ``rgba(SHADE_RGB, strength)``: th
 # Layout
 DEFAULT_HEIGHT = 420
 MODEBAR_ROOM = 32  # pixels the plotly toolbar (top right, on hover) takes; titles start below it
-MARGIN = {"l": 10, "r": 10, "t": 84, "b": 10}  # the top holds the toolbar, the title and a legend above
+MARGIN = {"l": 10, "r": 10, "t": 60, "b": 10}  # the top holds the toolbar and, below it, the title
+LEGEND_ROOM = 24  # more top margin for a legend above the plot, under the title
 TEMPLATE = "plotly_white"  # its layout part only: see layout_template()
 LEGEND_BELOW = {"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0}  # one entry after another under the plot
 LEGEND_ABOVE = {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1.0, "xanchor": "right"}
@@ -112,6 +113,8 @@ def apply_layout(
     )
     if legend is not None:
         fig.update_layout(legend=dict(legend))
+    if (fig.layout.legend.y or 0) > 1:  # a legend above the plot: room for it under the title
+        fig.update_layout(margin={"t": MARGIN["t"] + LEGEND_ROOM})
     if present:
         fig.update_layout(font=PRESENT_FONT, height=int(base * 4 / 3), title_font={"size": PRESENT_TITLE_SIZE})
         fig.update_xaxes(tickfont=PRESENT_TICK_FONT)

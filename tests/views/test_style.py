@@ -24,7 +24,7 @@ def test_layout_sets_title_size_margins_font_and_template() -> None:
     layout = fig.layout
     assert (layout.title.text, layout.title.x, layout.title.y, layout.title.font.size) == ("Two bars", 0.0, 1.0, 16)
     assert layout.height == 420 and layout.font.size == 14 and layout.legend.y is None
-    assert (layout.margin.l, layout.margin.r, layout.margin.t, layout.margin.b) == (10, 10, 84, 10)
+    assert (layout.margin.l, layout.margin.r, layout.margin.t, layout.margin.b) == (10, 10, 60, 10)
     # plotly_white's layout (white background, its grid colours), without its per-trace defaults
     assert layout.template.layout == pio.templates["plotly_white"].layout and not layout.template.data.bar
     assert layout.template.layout.plot_bgcolor == "white"
