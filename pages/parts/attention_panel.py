@@ -140,6 +140,7 @@ def render_head_view(explanation: Explanation, level: Level, view: tuple[int, in
         theme=None,
     )  # fmt: skip
     st.caption(
-        f"Each {level} on the left has lines to the (at most 3) {level}s on the right it attends to most, thicker "
-        "for more attention (from 0.05 up). Hover a word for its numbers; click it to focus its lines."
+        f"The map chosen above (Attention: head for one layer and head). Each {level} on the left has lines to "
+        f"the (at most 3) {level}s on the right it attends to most, thicker for more attention (from 0.05 up). "
+        "Hover a word for its numbers; click it to focus its lines."
     )

@@ -1,7 +1,11 @@
 """Everything that turns results into pictures, HTML and files (pure functions, no Streamlit).
 
 - :mod:`~selfexplain.views.style`: the one place for colours, fonts and the figure layout.
-- :mod:`~selfexplain.views.figures`: an Explanation's probability bars, alpha grid, attention, span table.
+- :mod:`~selfexplain.views.figures`: an Explanation's probability bars, alpha grid, attention, span table;
+  :mod:`~selfexplain.views.model_view`: every layer x head in one figure.
+- :mod:`~selfexplain.views.word_attention`: attention on the alpha grid's words, and the head view.
+- :mod:`~selfexplain.views.second_opinion`: alpha and another attribution method per word.
+- :mod:`~selfexplain.views.present`: presentation mode's plain sentences and glossary.
 - :mod:`~selfexplain.views.highlight`: the text with spans shaded, as escaped HTML.
 - :mod:`~selfexplain.views.html_report`: a self-contained HTML report of one explanation.
 - :mod:`~selfexplain.views.notebook`: an Explanation inline in Jupyter (static HTML and SVG) or as a file.
