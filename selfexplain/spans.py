@@ -235,8 +235,11 @@ class SpanLayer(nn.Module):
         # the [B, N, 3H] projection once: detached for the all-slot pass, with gradient for the support
         projected = self.projection(hidden) if self.representation == "sic" else None
         with torch.no_grad():
-            detached = projected.detach() if projected is not None else None
-            logits = self._softmax_forward(hidden.detach(), valid, starts, ends, detached).logits
+            if self.representation == "mean":
+                logits = self._mean_logits(hidden.detach(), valid, starts, ends)
+            else:
+                detached = projected.detach() if projected is not None else None
+                logits = self._softmax_forward(hidden.detach(), valid, starts, ends, detached).logits
             support = normalise(self.normaliser, logits, valid) > 0  # [B, S]
             count = support.sum(dim=1)
             width = int(count.max())
@@ -259,6 +262,18 @@ class SpanLayer(nn.Module):
         pooled = torch.einsum("bk,bkh->bh", support_alpha, vectors)
         alpha = torch.zeros_like(logits).scatter_add(1, slots, support_alpha)
         return SpanLayerOutput(pooled=pooled, logits=logits, alpha=alpha)
+
+    def _mean_logits(
+        self, hidden: torch.Tensor, valid: torch.Tensor, starts: torch.Tensor, ends: torch.Tensor
+    ) -> torch.Tensor:
+        """Span logits ``[B, S]`` of mean span vectors without building them: ``w . mean(h_i..h_j) + b``
+        is the mean of the per-token scores ``w . h_t``, read from their prefix sums (``O(N + S)``)."""
+        weight, bias = self._interpretation()
+        scores = hidden @ weight  # [B, N]
+        prefix = torch.cat([scores.new_zeros(scores.shape[0], 1), scores.cumsum(dim=1)], dim=1)
+        width = (ends - starts + 1).to(scores.dtype)
+        logits = (prefix[:, ends + 1] - prefix[:, starts]) / width + bias
+        return logits.masked_fill(~valid, float("-inf"))
 
     def _softmax_forward(
         self,
