@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The recipe rows of docs/accuracy.md: equal-budget baselines (seeds 42, 43, 44), every recipe at seed
+# 42 measured on the first 300 SST-5 dev sentences, and the chosen recipe (kd-sic) at seeds 43 and 44.
+# One budget: SST-5 train sentences, 1 epoch, batch 32. A finished run (metrics.json) is skipped.
+# About 4-8 minutes a run on 2 idle cores.
+# Usage: bash scripts/recipe_runs.sh [DATA_DIR] [RUNS_DIR]   (defaults: ../shared/data, runs)
+set -euo pipefail
+DATA=${1:-../shared/data}
+RUNS=${2:-runs}
+mkdir -p "$RUNS"
+head -300 "$DATA/sst5/dev.txt" > "$RUNS/dev300.txt"
+COMMON=(--encoder all-MiniLM-L6-v2 --train "$DATA/sst5/train.txt" --dev "$DATA/sst5/dev.txt"
+        --labels "very negative,negative,neutral,positive,very positive" --epochs 1 --batch-size 32 --compact --no-progress)
+run() {  # NAME SEED [train options]
+  local name=$1 seed=$2; shift 2
+  local out="$RUNS/sst5s-$name-s$seed"
+  [ -f "$out/metrics.json" ] || python -m selfexplain.cli train "${COMMON[@]}" --seed "$seed" "$@" --name sst5-minilm --out "$out"
+  if [ "$name" != mean ] && [ "$seed" = 42 ] && [ ! -f "$RUNS/sharp-dev300-$name-s$seed/sharpness.csv" ]; then
+    python -m selfexplain.cli sharpness --model "$out/best" --data "$RUNS/dev300.txt" \
+      --trees "$DATA/sst_trees/dev.txt" --out "$RUNS/sharp-dev300-$name-s$seed" --no-progress
+  fi
+}
+for seed in 42 43 44; do run mean "$seed" --head mean --lr 3e-5; done
+warm() { echo --init-from "$RUNS/sst5s-mean-s$1/best" --teacher "$RUNS/sst5s-mean-s$1/best" --lr 1e-5; }
+SPARSE="--normaliser sparsemax --anneal-temperature 10"
+# shellcheck disable=SC2046,SC2086
+{
+  run kd-sic 42 $(warm 42) $SPARSE --lambda 1
+  run kd-mean-w4 42 $(warm 42) $SPARSE --lambda 1 --span-representation mean --max-span-width 4
+  run kd-mean-w4-l0-suff 42 $(warm 42) $SPARSE --lambda 0 --span-representation mean --max-span-width 4 --sufficiency-weight 1
+  run scratch-kd-mean-w4-l0 42 --teacher "$RUNS/sst5s-mean-s42/best" --lr 3e-5 $SPARSE --lambda 0 \
+    --span-representation mean --max-span-width 4
+  for seed in 43 44; do run kd-sic "$seed" $(warm "$seed") $SPARSE --lambda 1; done
+}
