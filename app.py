@@ -267,6 +267,10 @@ def render(explanation: Explanation) -> None:
                 config=PLOT_CONFIG,
             )
 
+    # Both files are built on click (deferred). A click must not rerun the script: the rerun replaces
+    # every deferred file with a new one, and a download request that arrives after it finished (the
+    # clicked one under load, or the report clicked next) found its file gone (MediaFileStorageError,
+    # issue 23 defect 5). The data depends only on the shown explanation, so nothing needs the rerun.
     d1, d2 = st.columns(2)
     d1.download_button(
         "Download explanation (JSON)",
@@ -274,6 +278,7 @@ def render(explanation: Explanation) -> None:
         file_name="explanation.json",
         mime="application/json",
         key="download_json",
+        on_click="ignore",
     )
     d2.download_button(
         "Download report (HTML, works offline)",
@@ -281,6 +286,7 @@ def render(explanation: Explanation) -> None:
         file_name="selfexplain-report.html",
         mime="text/html",
         key="download_html",
+        on_click="ignore",
     )
 
 

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser_support import CHROMIUM, DONE, app_server, chromium
+from browser_support import CHROMIUM, COLD_START_MS, DONE, app_server, chromium, drawn
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "artifacts"
@@ -36,11 +36,20 @@ def browser() -> Iterator[object]:
         yield launched
 
 
+WATCH_RERUNS = """() => {
+    window.__reruns = 0;
+    const app = document.querySelector("[data-testid='stApp']");
+    new MutationObserver(() => {
+        if (app.getAttribute("data-test-script-state") === "running") window.__reruns += 1;
+    }).observe(app, {attributes: true, attributeFilter: ["data-test-script-state"]});
+}"""
+
+
 def open_page(browser, url: str, dialogs: list[str]):
     page = browser.new_page(viewport={"width": 1440, "height": 2400}, accept_downloads=True)
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
-    page.goto(url)
-    page.wait_for_selector("textarea", timeout=90_000)
+    page.goto(url, timeout=COLD_START_MS)
+    page.wait_for_selector("textarea", timeout=COLD_START_MS)  # the module's first page meets a cold server
     return page
 
 
@@ -77,11 +86,23 @@ def test_type_click_highlight_download(browser, app_url: str) -> None:
     page.wait_for_selector("text=Selected:", timeout=60_000)
     page.wait_for_selector(DONE, timeout=60_000)
     assert page.locator(".selfexplain-highlight [style*='outline']").count() >= 1
+    # a download click must not rerun the script: a rerun replaces the deferred files, and a request that
+    # arrives after it finished finds its file gone (issue 23 defect 5); watch the script state meanwhile
+    page.evaluate(WATCH_RERUNS)
     with page.expect_download() as download_info:
         page.get_by_text("Download explanation (JSON)").click()
     data = json.loads(Path(download_info.value.path()).read_text(encoding="utf-8"))
     assert data["label"] in data["probabilities"]
     assert sum(s["alpha"] for s in data["spans"]) == pytest.approx(1.0, abs=1e-3)
+    # then the report (issue 23 defect 5: a rerun started by the first download dropped the second's
+    # deferred file, so no report arrived and the server logged MediaFileStorageError)
+    with page.expect_download() as report_info:
+        page.get_by_text("Download report (HTML, works offline)").click()
+    report = Path(report_info.value.path()).read_text(encoding="utf-8")
+    assert report_info.value.suggested_filename == "selfexplain-report.html"
+    assert "<html" in report.lower() and "gorgeous" in report
+    page.wait_for_timeout(500)
+    assert page.evaluate("window.__reruns") == 0, "a download click reran the script"
     page.screenshot(path=str(ARTIFACTS / "explain-page.png"), full_page=True)
     assert dialogs == []
 
@@ -132,8 +153,8 @@ def test_edit_a_span_see_what_moved_and_undo(browser, app_url: str) -> None:
     # the top span's cell: a sparse alpha leaves most spans at 0, and deleting one of those moves nothing
     top_cell = "el => Array.from(el._fullData.find(t => t.name === 'spans').customdata, r => Number(r[3])).indexOf(1)"
     for _ in range(3):  # plotly may redraw the grid once more after the run; a click then is lost
-        drawn = "e => e._fullData?.some(t => t.name === 'spans')"
-        page.wait_for_function(f"() => [...document.querySelectorAll('.js-plotly-plot')].some({drawn})")
+        has_spans = "e => e._fullData?.some(t => t.name === 'spans')"
+        page.wait_for_function(f"() => [...document.querySelectorAll('.js-plotly-plot')].some({has_spans})")
         top = grid.evaluate(top_cell)
         assert top >= 0
         grid.locator(".scatterlayer .point").nth(top).click(force=True)
@@ -194,13 +215,6 @@ def test_markup_in_text_is_inert(browser, app_url: str) -> None:
 
 PAGES = ("Compare", "Faithfulness", "Attention_anatomy", "Probing", "Adversarial", "Batch", "Explorer", "Gallery",
          "Model_card")  # fmt: skip
-
-
-def drawn(page) -> None:
-    """Wait until every element is drawn: Streamlit loads the code of tables, charts and buttons on first
-    use and shows a grey placeholder (``stSkeleton``) until then, which a screenshot would catch."""
-    page.wait_for_function("() => !document.querySelector(\"[data-testid='stSkeleton']\")", timeout=60_000)
-    page.wait_for_timeout(500)  # plotly draws after its code loads
 
 
 def test_every_page_opens_and_is_captured(browser, app_url: str) -> None:
