@@ -20,9 +20,27 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+DEBIAN_CHROMIUM = "/usr/bin/chromium"
+
+
+def _system_chromium() -> str:
+    """Debian's Chromium where it exists, else a ``chromium`` on PATH that is not a browser Playwright
+    downloaded (``~/.cache/ms-playwright``), else Debian's path (missing: the browser tests skip)."""
+    if Path(DEBIAN_CHROMIUM).exists():
+        return DEBIAN_CHROMIUM
+    found = shutil.which("chromium")
+    if found and "ms-playwright" not in str(Path(found).resolve()):
+        return found
+    return DEBIAN_CHROMIUM
+
+
+CHROMIUM = _system_chromium()  # every browser test launches this executable, never Playwright's download
 CHROMIUM_ARGS = ("--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update")
 DONE = "[data-testid='stApp'][data-test-script-state='notRunning']"  # the script run has finished
+# A fresh server's first page draws its text box only after importing torch and transformers, loading the
+# model and explaining the first example: seconds on an idle machine, minutes on a loaded one (the browser
+# tests used to wait 90 s and timed out under load). Later waits on a warm server stay short.
+COLD_START_MS = 300_000
 LOG_TAIL = 4000  # characters of the server log shown when something fails
 
 
@@ -109,11 +127,25 @@ def app_server(
                 server.wait()
 
 
+def drawn(page: Any, timeout_ms: int = 60_000) -> None:
+    """Wait until every element is drawn. A finished script run (:data:`DONE`) is not enough: Streamlit
+    loads the code of tables, charts and buttons on first use and shows a grey placeholder
+    (``stSkeleton``) until then, so a table or button counted at once may not be there yet."""
+    page.wait_for_function("() => !document.querySelector(\"[data-testid='stSkeleton']\")", timeout=timeout_ms)
+    page.wait_for_timeout(500)  # plotly draws after its code loads
+
+
 @contextmanager
 def chromium() -> Iterator[Any]:
-    """A headless Chromium (Playwright's ``Browser`` on :data:`CHROMIUM`), closed when the block ends."""
+    """A headless Chromium (Playwright's ``Browser`` on :data:`CHROMIUM`, Debian's), closed when the block
+    ends. Never a browser Playwright downloaded: without :data:`CHROMIUM` this raises instead.
+
+    (The ``Browser``'s repr names ``BrowserType.executable_path``, the path of the browser Playwright
+    *would* download, whichever executable was launched; the running process is :data:`CHROMIUM`'s.)"""
     from playwright.sync_api import sync_playwright
 
+    if not Path(CHROMIUM).exists() or "ms-playwright" in str(Path(CHROMIUM).resolve()):
+        raise FileNotFoundError(f"no system Chromium at {CHROMIUM} (install Debian's: apt-get install chromium)")
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=list(CHROMIUM_ARGS))
         try:

@@ -1,14 +1,17 @@
-"""The app server helper of the browser tests: environment, failure reports, shutdown (no browser)."""
+"""The browser tests' helpers: the app server (environment, failure reports, shutdown) and the browser they
+launch (Debian's Chromium, never one Playwright downloaded)."""
 
 from __future__ import annotations
 
+import os
 import socket
 import time
 import urllib.request
+from pathlib import Path
 
 import psutil
 import pytest
-from browser_support import app_server
+from browser_support import CHROMIUM, DEBIAN_CHROMIUM, app_server, chromium
 
 
 def test_a_server_that_cannot_start_fails_at_once_with_its_log() -> None:
@@ -36,3 +39,27 @@ def test_server_environment_log_on_failure_and_shutdown(monkeypatch, capsys) -> 
             raise ValueError("a failing test")
     assert f"streamlit log ({app.url}):" in capsys.readouterr().err
     assert not psutil.pid_exists(app.pid)
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium")
+def test_the_browser_tests_run_debians_chromium() -> None:
+    """Issue 24 item 8: every browser test launches Debian's Chromium where it is installed, never a browser
+    Playwright downloaded into its cache. Checked on the running processes (the Browser's repr names
+    Playwright's own path whatever was launched)."""
+    pytest.importorskip("playwright.sync_api", reason="needs playwright")
+    if Path(DEBIAN_CHROMIUM).exists():
+        assert CHROMIUM == DEBIAN_CHROMIUM
+    with chromium() as browser:
+        assert browser.is_connected()
+        executables = set()
+        for process in psutil.Process(os.getpid()).children(recursive=True):
+            try:
+                executables.add(process.exe())
+            except psutil.Error:
+                continue
+    browsers = {exe for exe in executables if "chrom" in Path(exe).name}
+    assert browsers, executables
+    assert not [exe for exe in executables if "ms-playwright" in exe], executables
+    if CHROMIUM == DEBIAN_CHROMIUM:
+        assert all(exe.startswith("/usr/lib/chromium/") for exe in browsers), browsers

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from browser_support import CHROMIUM, DONE, app_server, chromium, free_port
+from browser_support import CHROMIUM, COLD_START_MS, DONE, app_server, chromium, drawn, free_port
 
 from selfexplain.gallery.store import GalleryStore
 
@@ -54,13 +54,15 @@ def test_pin_survives_a_restart_and_its_permalink_opens_it(browser, tmp_path: Pa
     home, port, dialogs = tmp_path / "home", free_port(), []
     with gallery_app(port, home) as url:
         page = new_page(browser, dialogs)
-        page.goto(url)
-        page.wait_for_selector("textarea", timeout=90_000)
+        page.goto(url, timeout=COLD_START_MS)
+        page.wait_for_selector("textarea", timeout=COLD_START_MS)  # a cold server: imports, model, example
+        page.wait_for_selector(DONE, timeout=COLD_START_MS)  # the first example's run ends before typing
         box = page.locator("textarea").first
         box.fill(TEXT)
         box.press("Control+Enter")
-        page.wait_for_selector("text=Self-explaining alpha", timeout=90_000)
-        page.wait_for_selector(DONE, timeout=90_000)
+        page.wait_for_selector("text=Self-explaining alpha", timeout=COLD_START_MS)
+        page.wait_for_selector(DONE, timeout=COLD_START_MS)
+        drawn(page)
         note = page.get_by_label("Note for the gallery (optional)")
         note.fill(NOTE)
         note.press("Enter")
@@ -76,9 +78,10 @@ def test_pin_survives_a_restart_and_its_permalink_opens_it(browser, tmp_path: Pa
 
     with gallery_app(port, home) as url:  # a new server process on the same port: the permalink still works
         page = new_page(browser, dialogs)
-        page.goto(link)
-        page.wait_for_selector(f"text=Pin {pin_id}", timeout=90_000)
-        page.wait_for_selector(DONE, timeout=60_000)
+        page.goto(link, timeout=COLD_START_MS)
+        page.wait_for_selector(f"text=Pin {pin_id}", timeout=COLD_START_MS)  # a new, cold server process
+        page.wait_for_selector(DONE, timeout=COLD_START_MS)
+        drawn(page)
         page.wait_for_selector("[data-testid='stCode'] >> text=?pin=", timeout=30_000)
         page.wait_for_selector(".js-plotly-plot .bars", timeout=30_000)
         page.wait_for_timeout(1000)

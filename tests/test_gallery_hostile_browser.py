@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
-from browser_support import CHROMIUM, DONE, app_server, chromium
+from browser_support import CHROMIUM, DONE, app_server, chromium, drawn
 
 from selfexplain.gallery.schema import PINS
 from selfexplain.gallery.store import GalleryStore
@@ -72,6 +72,7 @@ def test_a_hostile_pin_opened_by_its_permalink_shows_one_message(browser, app: s
         page.goto(f"{app}/Gallery?pin={pin_id}")
         page.wait_for_selector(f"text=pin {pin_id} in the gallery is damaged", timeout=120_000)
         page.wait_for_selector(DONE, timeout=60_000)
+        drawn(page)  # the table's and the button's code load after the run: count them once drawn
         body = page.locator("body").inner_text()
         assert page.locator("[data-testid='stException']").count() == 0
         assert not [leak for leak in LEAKS if leak in body], body[:2000]
