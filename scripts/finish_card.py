@@ -44,6 +44,7 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path, required=True)
     parser.add_argument("--sharpness", nargs=2, action="append", default=[], metavar=("RUN_DIR", "MEASURED_ON"))
     parser.add_argument("--limitation", action="append", default=[])
+    parser.add_argument("--dataset", action="append", default=[], help="Hub id of the data set (model card metadata)")
     args = parser.parse_args()
     card = read_model_card(args.model)
     baseline = json.loads((args.baseline / "selfexplain.json").read_text(encoding="utf-8"))
@@ -55,6 +56,7 @@ def main() -> None:
         baseline_accuracy=float(baseline["metrics"]["test_accuracy"]),
         sharpness=tuple(measures),
         limitations=tuple(dict.fromkeys((*args.limitation, *card.limitations))),
+        datasets=tuple(dict.fromkeys((*card.datasets, *args.dataset))),
     )
     write_model_card(args.model, card)
     print(f"{args.model}: baseline {card.baseline_accuracy:.4f}, {len(measures)} sharpness figures")

@@ -100,9 +100,10 @@ def test_shipped_cards_agree_with_the_shipped_configs(name: str) -> None:
     assert card.dev_accuracy == config.metrics["dev_accuracy"]
     assert card.test_examples == int(config.metrics["test_examples"])
     assert card.base_model == "sentence-transformers/all-MiniLM-L6-v2" and card.datasets
-    assert card.baseline_accuracy is not None and card.baseline_accuracy > card.test_accuracy
+    assert card.baseline_accuracy is not None and abs(card.baseline_accuracy - card.test_accuracy) < 0.02
     assert dict(card.recipe)["normaliser"] == config.normaliser == "sparsemax"
-    assert len(card.sharpness) == 7 and card.limitations and card.sources
+    assert len(card.sharpness) >= 7 and card.limitations and card.sources
+    assert all(m.measured_on for m in card.sharpness)
     assert all(s.startswith(("selfexplain ", "bash scripts/")) for s in card.sources)
     hub = json.loads((folder / HUB_CONFIG).read_text(encoding="utf-8"))
     assert hub["id2label"] == {str(i): n for i, n in enumerate(config.label_names)}
