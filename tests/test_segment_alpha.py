@@ -106,3 +106,15 @@ def test_older_pair_folders_load_with_one_alpha_over_both_texts() -> None:
     assert config.segment_alpha is False
     with pytest.raises(ValueError, match="pair model"):
         ModelConfig(encoder="x", label_names=["a", "b"], segment_alpha=True)
+
+
+@pytest.mark.shipped
+def test_the_shipped_pair_model_marks_both_texts() -> None:
+    from selfexplain.pipeline import load_model
+
+    explainer = load_model("snli-minilm")
+    assert explainer.config.segment_alpha is True
+    explanation = explainer.explain(PREMISE, HYPOTHESIS)
+    sides = {span.segment for span in explanation.evidence_spans(10)}
+    assert sides == {0, 1}
+    assert sum(span.alpha for span in explanation.evidence_spans(None)) == pytest.approx(1.0, abs=1e-4)
