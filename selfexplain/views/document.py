@@ -130,15 +130,20 @@ def part_attention_figure(
     matrix = aggregate_attention(window.attentions, aggregate, layer, head)
     keep = window.positions(first, end, MAX_GRID_UNITS)
     tokens = [window.tokens[i] for i in keep.tolist()]
-    layers = window.attentions.shape[0]
-    what = {
+    what = attention_label(aggregate, layer, head, window.attentions.shape[0])
+    title = f"Raw self-attention, window {number} ({what})"
+    return attention_figure(matrix[np.ix_(keep, keep)], tokens, title)
+
+
+def attention_label(aggregate: Aggregate, layer: int, head: int, layers: int) -> str:
+    """The attention map a title names: ``layer 3, head 2``, ``layer 6, heads averaged``, ... (``layer``
+    may count from the end, as ``-1``)."""
+    return {
         "head": f"layer {layer % layers + 1}, head {head + 1}",
         "mean over heads": f"layer {layer % layers + 1}, heads averaged",
         "mean over layers": "all layers averaged",
         "rollout": "rollout",
     }[aggregate]
-    title = f"Raw self-attention, window {number} ({what})"
-    return attention_figure(matrix[np.ix_(keep, keep)], tokens, title)
 
 
 def part_grid_level(part: Explanation) -> Level:
@@ -196,11 +201,5 @@ def part_word_attention_figure(
     if held.any():
         merged = group_attention(matrix, positions[held], group_of[held])
         words[: merged.shape[0], : merged.shape[1]] = merged
-    layers = window.attentions.shape[0]
-    what = {
-        "head": f"layer {layer % layers + 1}, head {head + 1}",
-        "mean over heads": f"layer {layer % layers + 1}, heads averaged",
-        "mean over layers": "all layers averaged",
-        "rollout": "rollout",
-    }[aggregate]
+    what = attention_label(aggregate, layer, head, window.attentions.shape[0])
     return word_attention_figure(words, labels, f"Raw self-attention, window {number} ({what}), {level} level", view)
