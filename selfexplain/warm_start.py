@@ -26,13 +26,13 @@ from selfexplain.errors import InvalidInputError
 from selfexplain.model import SelfExplainingModel
 
 
-def _is_selfexplain_folder(source: str) -> bool:
+def is_selfexplain_folder(source: str) -> bool:
     from selfexplain.model_folders import available_models
 
     return source in available_models() or (Path(source).expanduser() / CONFIG_FILE).is_file()
 
 
-def _load_hf_classifier(source: str) -> tuple[torch.nn.Module, object]:
+def load_hf_classifier(source: str) -> tuple[torch.nn.Module, object]:
     """A Hugging Face sequence-classification model and its fast tokenizer (safetensors only)."""
     from transformers import AutoModelForSequenceClassification
 
@@ -58,7 +58,7 @@ def _load_hf_classifier(source: str) -> tuple[torch.nn.Module, object]:
 def encoder_weights(source: str) -> tuple[dict[str, torch.Tensor], dict[str, torch.Tensor] | None]:
     """The fine-tuned encoder's state dict, and the source's output layer (``weight``/``bias``) when it
     is a selfexplain mean-pooling model (whose pooled vector lives where span means live), else None."""
-    if _is_selfexplain_folder(source):
+    if is_selfexplain_folder(source):
         from selfexplain.checkpoint import load_model_directory
         from selfexplain.model_folders import resolve_model
 
@@ -67,7 +67,7 @@ def encoder_weights(source: str) -> tuple[dict[str, torch.Tensor], dict[str, tor
         if model.config.head == "mean":
             output = {k: v.detach().clone() for k, v in model.output.state_dict().items()}
         return {k: v.detach().clone() for k, v in model.encoder.state_dict().items()}, output
-    model, _ = _load_hf_classifier(source)
+    model, _ = load_hf_classifier(source)
     base = getattr(model, "base_model", model)
     return {k: v.detach().clone() for k, v in base.state_dict().items()}, None
 
@@ -92,6 +92,20 @@ def warm_start(model: SelfExplainingModel, source: str) -> list[str]:
         model.output.load_state_dict(output)
         copied.append("output layer")
     return copied
+
+
+def hf_probabilities(
+    model: torch.nn.Module, tokenizer: object, examples: Sequence[Example], max_length: int
+) -> torch.Tensor:
+    """``[E, C]`` class probabilities of a Hugging Face classifier for ``examples`` (one padded batch; a pair
+    batch when any example has a second text; inputs cut to ``max_length`` or the tokenizer's own limit)."""
+    pairs = [e.pair or "" for e in examples] if any(e.pair for e in examples) else None
+    limit = min(max_length, int(getattr(tokenizer, "model_max_length", max_length) or max_length))
+    encoded = tokenizer(  # type: ignore[operator]
+        [e.text for e in examples], pairs, truncation=True, max_length=limit, padding=True, return_tensors="pt"
+    )
+    with torch.inference_mode():
+        return torch.softmax(model(**encoded).logits.float(), dim=-1)
 
 
 @dataclass(frozen=True)
@@ -123,7 +137,7 @@ def teacher_targets(
 ) -> TeacherTargets:
     """Run the teacher once over ``examples`` and return its probabilities ``[E, C]`` in the student's
     label order."""
-    if _is_selfexplain_folder(source):
+    if is_selfexplain_folder(source):
         from selfexplain.evaluation import predict_examples
         from selfexplain.pipeline import load_model
 
@@ -133,20 +147,14 @@ def teacher_targets(
             explainer, examples, batch_size, progress, description="teacher", max_length=max_length
         )
         return TeacherTargets(torch.from_numpy(result.probabilities[:, order].copy()), source)
-    model, tokenizer = _load_hf_classifier(source)
+    model, tokenizer = load_hf_classifier(source)
     id2label = getattr(model.config, "id2label", None) or {}
     names = [str(id2label.get(i, i)) for i in range(int(model.config.num_labels))]
     order = _label_order(names, label_names, source)
-    rows = []
-    with torch.inference_mode():
-        for lo in tqdm(range(0, len(examples), batch_size), desc="teacher", disable=not progress):
-            chunk = examples[lo : lo + batch_size]
-            pairs = [e.pair or "" for e in chunk] if any(e.pair for e in chunk) else None
-            encoded = tokenizer(  # type: ignore[operator]
-                [e.text for e in chunk], pairs, truncation=True, max_length=max_length, padding=True,
-                return_tensors="pt",
-            )  # fmt: skip
-            rows.append(torch.softmax(model(**encoded).logits.float(), dim=-1))
+    rows = [
+        hf_probabilities(model, tokenizer, examples[lo : lo + batch_size], max_length)
+        for lo in tqdm(range(0, len(examples), batch_size), desc="teacher", disable=not progress)
+    ]
     return TeacherTargets(torch.cat(rows)[:, order].contiguous(), source)
 
 

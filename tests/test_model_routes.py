@@ -30,7 +30,7 @@ ALLOWED = {
     ("pipeline.py", "SelfExplainer.run"),  # the one route
     ("training.py", "batch_loss"),  # training's own model object
     ("model.py", "SelfExplainingModel._encode"),  # the model calling its encoder
-    ("warm_start.py", "teacher_targets"),  # a Hugging Face teacher: not a selfexplain model, no explainer
+    ("warm_start.py", "hf_probabilities"),  # a Hugging Face teacher: not a selfexplain model, no explainer
 }
 LONG = " ".join(["the film is good but slow and the ending is dull"] * 30)
 

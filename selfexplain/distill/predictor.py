@@ -29,9 +29,9 @@ class TeacherPredictor:
 
             self._explainer = load_model(teacher.location)
         else:
-            from selfexplain.warm_start import _load_hf_classifier
+            from selfexplain.warm_start import load_hf_classifier
 
-            self._model, self._tokenizer = _load_hf_classifier(teacher.location)
+            self._model, self._tokenizer = load_hf_classifier(teacher.location)
 
     @property
     def label_names(self) -> tuple[str, ...]:
@@ -43,15 +43,10 @@ class TeacherPredictor:
             from selfexplain.evaluation import predict_examples
 
             return predict_examples(self._explainer, examples, progress=False, windows=True).probabilities
+        from selfexplain.warm_start import hf_probabilities
+
         assert self._model is not None and self._tokenizer is not None
-        pairs = [e.pair or "" for e in examples] if any(e.pair for e in examples) else None
-        limit = min(max_length, int(getattr(self._tokenizer, "model_max_length", max_length) or max_length))
-        encoded = self._tokenizer(  # type: ignore[operator]
-            [e.text for e in examples], pairs, truncation=True, max_length=limit, padding=True, return_tensors="pt"
-        )
-        with torch.inference_mode():
-            logits = self._model(**encoded).logits.float()
-        return torch.softmax(logits, dim=-1).numpy()
+        return hf_probabilities(self._model, self._tokenizer, examples, max_length).numpy()
 
 
 def teacher_location(card: ModelCard | None, allowed: Sequence[Path] | None = None) -> str | None:

@@ -109,9 +109,9 @@ def _hf_label_names(raw: dict[str, Any], source: str) -> tuple[str, ...]:
 
 def read_teacher(source: str) -> Teacher:
     """Read and check the teacher named by ``source`` (refused in one line when it cannot be used)."""
-    from selfexplain.warm_start import _is_selfexplain_folder
+    from selfexplain.warm_start import is_selfexplain_folder
 
-    if _is_selfexplain_folder(source):
+    if is_selfexplain_folder(source):
         from selfexplain.checkpoint import ENCODER_CONFIG_DIR
         from selfexplain.config import ModelConfig
         from selfexplain.model_folders import resolve_model
