@@ -45,6 +45,8 @@ def main() -> None:
     parser.add_argument("--sharpness", nargs=2, action="append", default=[], metavar=("RUN_DIR", "MEASURED_ON"))
     parser.add_argument("--limitation", action="append", default=[])
     parser.add_argument("--dataset", action="append", default=[], help="Hub id of the data set (model card metadata)")
+    parser.add_argument("--data", nargs=2, action="append", default=[], metavar=("PART", "DESCRIPTION"),
+                        help="a row of 'What it was trained on' (a two-stage model's stage 1)")  # fmt: skip
     args = parser.parse_args()
     card = read_model_card(args.model)
     baseline = json.loads((args.baseline / "selfexplain.json").read_text(encoding="utf-8"))
@@ -57,6 +59,7 @@ def main() -> None:
         sharpness=tuple(measures),
         limitations=tuple(dict.fromkeys((*args.limitation, *card.limitations))),
         datasets=tuple(dict.fromkeys((*card.datasets, *args.dataset))),
+        data=tuple({**dict(card.data), **dict((k, v) for k, v in args.data)}.items()),
     )
     write_model_card(args.model, card)
     print(f"{args.model}: baseline {card.baseline_accuracy:.4f}, {len(measures)} sharpness figures")
