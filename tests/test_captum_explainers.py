@@ -187,9 +187,12 @@ def test_sampling_methods_are_seeded_and_leave_the_global_generator_alone(tiny_e
     state = torch.get_rng_state()
     a = cls(seed=0).attribute(tiny_explainer, instance)
     assert torch.equal(state, torch.get_rng_state())
-    np.testing.assert_array_equal(a, cls(seed=0, batch_size=7).attribute(tiny_explainer, instance))
-    assert not np.array_equal(a, cls(seed=1).attribute(tiny_explainer, instance))
-    assert not np.array_equal(a, cls(n_samples=50).attribute(tiny_explainer, instance))
+    np.testing.assert_array_equal(a, cls(seed=0).attribute(tiny_explainer, instance))
+    # batch_size regroups the same perturbations into other forward passes: float32 matmuls of another
+    # batch shape round differently (~1e-9 here), while other samples move scores by ~1e-3.
+    np.testing.assert_allclose(a, cls(seed=0, batch_size=7).attribute(tiny_explainer, instance), rtol=1e-4, atol=1e-7)
+    assert np.abs(a - cls(seed=1).attribute(tiny_explainer, instance)).max() > 1e-5
+    assert np.abs(a - cls(n_samples=50).attribute(tiny_explainer, instance)).max() > 1e-5
 
 
 def test_bad_parameters_are_refused() -> None:
