@@ -4,7 +4,7 @@ Paste text (or a premise and hypothesis), see the prediction, the spans the
 self-explaining model relied on, the alpha grid over all spans and, beside it,
 the encoder's raw self-attention from the same forward pass.
 
-Run: streamlit run app.py
+Run: streamlit run serve.py (the model loaded when the server starts) or streamlit run app.py
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from pages.parts.view_state import (
     write_view,
 )
 from pages.ui import PLOT_CONFIG
-from pages.ui.examples import examples_for
+from pages.ui.examples import examples_for, opening_example
 from pages.ui.gallery import pin_widget
 from pages.ui.input_limit import input_limit, input_limit_caption
 from pages.ui.loading import cached_explanation
@@ -144,8 +144,8 @@ def render_inputs(model_name: str, pair_model: bool) -> tuple[str, str | None]:
     examples = examples_for(model_name)
     switched = example_on_model_switch(model_name, pair_model, examples)  # a model's own example on a switch
     st.session_state.examples = examples
-    if (st.session_state.pop("_first_open", False) or switched) and examples:
-        first = next((e for e in examples if "but" in e["title"].lower()), examples[0])
+    first = opening_example(examples)
+    if (st.session_state.pop("_first_open", False) or switched) and first is not None:
         st.session_state.text, st.session_state.pair = first["text"], first.get("pair", "")
         st.session_state.pop("selected_span", None)
     if examples:

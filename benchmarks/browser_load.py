@@ -1,11 +1,15 @@
 """The Explain page in a real browser: warm response, concurrent sessions, memory over many inputs.
 
     python benchmarks/browser_load.py [--model sst5-minilm] [--warm 20] [--sessions 16] [--clients 16]
-                                      [--sequential 500]
+                                      [--sequential 500] [--first 5]
                                       [--json out.json]
 
 Starts ``streamlit run app.py`` (headless) and drives Debian's Chromium through Playwright:
 
+- first: for ``app.py`` and for ``serve.py`` (which loads the default model when the server starts), a
+  fresh server, then new sessions opened one after another on the bare address; seconds from opening
+  the page to its explained example (the grid drawn): the first session's and the median of the others
+  (target: the first under 3 s on an idle machine);
 - warm: one page, a new 40-token sentence typed each time; seconds from pressing Ctrl+Enter to the
   script finishing with the grid drawn (median and p90);
 - sessions: N pages opened at once, each with its own sentence in the link; seconds from opening to
@@ -141,6 +145,24 @@ def measure_sequential(page: Page, server_pid: int, rng: random.Random, n: int) 
             "creep_mb": end / 2**20 - early, "creep_after_cache_full_mb": end / 2**20 - full}  # fmt: skip
 
 
+def measure_first_paint(script: str, n: int) -> dict[str, float]:
+    """A fresh ``streamlit run SCRIPT``; ``n`` new sessions, one after another, each opening the bare
+    address (the default model's opening example); seconds from ``goto`` to the grid drawn."""
+    with app_server(timeout=300, script=script) as app, chromium() as browser:
+        times = []
+        for _ in range(n):
+            page = browser.new_page(viewport={"width": 1440, "height": 1000})
+            start = time.perf_counter()
+            page.goto(app.url, wait_until="commit")
+            wait_drawn(page)
+            times.append(time.perf_counter() - start)
+            page.close()
+    later = statistics.median(times[1:]) if n > 1 else float("nan")
+    print(f"first paint with {script}: first session {times[0]:.2f} s, later new sessions median {later:.2f} s "
+          f"(target first < 3 s: ratio {times[0] / 3:.2f})")  # fmt: skip
+    return {"first_s": times[0], "later_median_s": later, "sessions": n}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", default="sst5-minilm")
@@ -151,11 +173,21 @@ def main() -> None:
         help="sessions at once through the websocket protocol, no browser: the server's share (0 skips)",
     )  # fmt: skip
     parser.add_argument("--sequential", type=int, default=500, help="sentences one after another (0 skips)")
+    parser.add_argument(
+        "--first", type=int, default=0,
+        help="new sessions after a fresh start, with app.py and with serve.py (0 skips; 5 is a good value)",
+    )  # fmt: skip
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
     rng = random.Random(0)
     result: dict[str, object] = {"model": args.model, "cpus": os.cpu_count()}
+    if args.first:
+        result["first_paint"] = {script: measure_first_paint(script, args.first) for script in ("app.py", "serve.py")}
+    if not (args.warm or args.sessions or args.clients or args.sequential):
+        if args.json:
+            args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+        return
     with app_server(port=args.port, timeout=120) as app, chromium() as browser:
         base = f"{app.url}/?model={args.model}"
         page = browser.new_page(viewport={"width": 1440, "height": 1000})

@@ -31,4 +31,7 @@ SPARSE="--normaliser sparsemax --anneal-temperature 10"
   run scratch-kd-mean-w4-l0 42 --teacher "$RUNS/sst5s-mean-s42/best" --lr 3e-5 $SPARSE --lambda 0 \
     --span-representation mean --max-span-width 4
   for seed in 43 44; do run kd-sic "$seed" $(warm "$seed") $SPARSE --lambda 1; done
+  # second round: no warm start (the encoder keeps each span's own words), KL to the baseline, SIC spans
+  run scratch-kd-sic 42 --teacher "$RUNS/sst5s-mean-s42/best" --lr 3e-5 $SPARSE --lambda 1
+  run scratch-kd-sic-w4 42 --teacher "$RUNS/sst5s-mean-s42/best" --lr 3e-5 $SPARSE --lambda 1 --max-span-width 4
 }

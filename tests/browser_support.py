@@ -74,10 +74,11 @@ def _healthy(url: str) -> bool:
 
 @contextmanager
 def app_server(
-    env: Mapping[str, str | None] | None = None, port: int | None = None, timeout: float = 90.0
+    env: Mapping[str, str | None] | None = None, port: int | None = None, timeout: float = 90.0, script: str = "app.py"
 ) -> Iterator[AppServer]:
-    """Run ``streamlit run app.py`` (headless, on 127.0.0.1:``port`` or a free port, offline) until the
-    block ends, once ``/_stcore/health`` answers ``ok``.
+    """Run ``streamlit run SCRIPT`` (``app.py``, or ``serve.py``, which loads the default model first;
+    headless, on 127.0.0.1:``port`` or a free port, offline) until the block ends, once
+    ``/_stcore/health`` answers ``ok``.
 
     ``env`` is laid over this process's environment; a ``None`` value removes that variable. The
     server's output goes to a log file: if it does not answer within ``timeout`` seconds or exits
@@ -92,7 +93,7 @@ def app_server(
         else:
             environment[name] = value
     command = [
-        sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+        sys.executable, "-m", "streamlit", "run", str(ROOT / script),
         "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
     ]  # fmt: skip

@@ -1,4 +1,5 @@
-"""A real browser (Debian's chromium via Playwright) drives `streamlit run app.py`.
+"""A real browser (Debian's chromium via Playwright) drives `streamlit run serve.py`, the README's command
+(the app's pages, with the default model loaded when the server starts).
 
 Skipped when Playwright or chromium is missing; .ci/run installs both.
 """
@@ -26,7 +27,7 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def app_url() -> Iterator[str]:
-    with app_server() as app:
+    with app_server(script="serve.py", timeout=300) as app:
         yield app.url
 
 

@@ -22,6 +22,12 @@ def examples_for(model_name: str) -> list[dict[str, str]]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+def opening_example(examples: list[dict[str, str]]) -> dict[str, str] | None:
+    """The example a new session opens with: the first whose title has "but" (a contrast shows spans at
+    work), else the first; None when the model has no examples."""
+    return next((e for e in examples if "but" in e["title"].lower()), examples[0] if examples else None)
+
+
 def sample_csv() -> str:
     """The held-out reviews of assets/heldout/reviews.txt (SST lines) as a CSV with ``text`` and ``label``
     columns, labels by name (the Batch page's sample file)."""

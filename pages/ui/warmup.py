@@ -1,0 +1,39 @@
+"""Work done once when the server starts (``streamlit run serve.py``), before the first visitor: the
+default model loaded and its opening example explained, in the same caches the pages read, so a new
+session paints an explained example instead of waiting for the model (issue 23 item 6)."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from streamlit.logger import get_logger
+
+from pages.ui.examples import examples_for, opening_example
+from pages.ui.loading import cached_explainer, cached_explanation
+from selfexplain.errors import USER_ERRORS
+from selfexplain.pipeline import DEFAULT_MODEL, resolve_model
+
+LOG = get_logger(__name__)  # Streamlit's handler: the lines appear in the server's log
+
+
+def warm_default_model(model: str = DEFAULT_MODEL) -> float | None:
+    """Load ``model`` and explain its opening example into the shared caches; returns the seconds it
+    took, or None (with the reason logged) when the model cannot load: the app then loads it on first
+    use and shows the error there, as without a warm-up."""
+    started = time.perf_counter()
+    # outside any session the caches warn "missing ScriptRunContext" on each call; expected here
+    logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").setLevel(logging.ERROR)
+    try:
+        directory = str(resolve_model(model))
+        explainer = cached_explainer(directory)
+        example = opening_example(examples_for(explainer.name))
+        if example is not None:
+            pair = example.get("pair") if explainer.config.pair else None
+            cached_explanation(directory, example["text"], pair)
+    except USER_ERRORS as err:
+        LOG.warning("not warmed up: %s", err)
+        return None
+    seconds = time.perf_counter() - started
+    LOG.info("model %s loaded and its example explained in %.1f s", model, seconds)
+    return seconds
