@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from browser_support import CHROMIUM, COLD_START_MS, DONE, app_server, chromium, drawn
 
+from selfexplain.views.style import HEAD_LINE_FOCUS
+
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "artifacts"
 XSS = "<img src=x onerror=alert(1)><script>alert(2)</script> **not bold** $x$ a dull film"
@@ -199,6 +201,46 @@ def test_presentation_mode(browser, app_url: str) -> None:
     label = page.locator("[data-testid='stMetricValue']").first.evaluate_handle(innermost)
     assert float(label.evaluate("n => parseFloat(getComputedStyle(n).fontSize)")) >= 48
     page.screenshot(path=str(ARTIFACTS / "presentation.png"), full_page=True)
+    assert dialogs == []
+
+
+def rgb(colour: str) -> str:
+    """``#rrggbb`` as getComputedStyle writes it."""
+    return "rgb({}, {}, {})".format(*(int(colour[i : i + 2], 16) for i in (1, 3, 5)))
+
+
+def test_hovering_a_head_view_word_focuses_its_lines(browser, app_url: str) -> None:
+    """The head view is HTML and CSS (st.html keeps no SVG, runs no script): hovering a word on the left
+    keeps it and its lines at full strength in the focus colour and fades the other words; leaving restores
+    them, and no hover reruns the script."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    dialogs: list[str] = []
+    page = open_page(browser, app_url, dialogs)
+    explain(page, "The visuals are gorgeous, but the story is thin and the ending falls flat.")
+    page.get_by_text("Head view: lines between words").click()
+    page.wait_for_selector(".se-hv-q .se-hv-l", timeout=60_000)  # the sanitiser kept the words and their lines
+    page.wait_for_selector(DONE, timeout=60_000)
+    words = page.locator(".se-hv-q")
+    assert words.count() >= 5 and page.locator(".se-hv-k").count() == words.count()
+    opacity = "els => els.map(e => Number(getComputedStyle(e).opacity))"
+    assert set(words.evaluate_all(opacity)) == {1.0}
+    page.evaluate(WATCH_RERUNS)
+    focused = words.nth(2)
+    focused.hover()
+    page.wait_for_timeout(300)
+    shown = words.evaluate_all(opacity)
+    assert shown[2] == 1.0 and max(shown[:2] + shown[3:]) < 0.5, shown
+    colours = focused.locator(".se-hv-l").evaluate_all("els => els.map(e => getComputedStyle(e).backgroundColor)")
+    assert colours and set(colours) == {rgb(HEAD_LINE_FOCUS)}
+    other = words.nth(0).locator(".se-hv-l").evaluate_all("els => els.map(e => getComputedStyle(e).backgroundColor)")
+    assert rgb(HEAD_LINE_FOCUS) not in other
+    assert "attends to" in (focused.get_attribute("title") or "")  # its numbers, on a rest
+    page.locator(".se-hv-title").scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "head-view-hover.png"), full_page=True)
+    page.mouse.move(1, 1)
+    page.wait_for_timeout(300)
+    assert set(words.evaluate_all(opacity)) == {1.0}
+    assert page.evaluate("window.__reruns") == 0, "hovering the head view reran the script"
     assert dialogs == []
 
 

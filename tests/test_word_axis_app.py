@@ -3,7 +3,9 @@ toggle, and the head view."""
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from pathlib import Path
 
 from helpers import open_page
@@ -35,6 +37,9 @@ def test_attention_shares_the_grids_words_and_tokens_are_a_toggle(tiny_model_dir
     assert "[CLS]" in attention["layout"]["xaxis"]["ticktext"] and "level" not in attention["layout"]["title"]["text"]
     at.toggle(key="show_head_view").set_value(True).run()
     assert not at.exception
-    head = next(s for t, s in charts(at).items() if t.startswith("Head view"))
-    words = next(trace for trace in head["data"] if trace.get("name") == "attending words")
-    assert words["text"] == grid["layout"]["xaxis"]["ticktext"]
+    assert not any(t.startswith("Head view") for t in charts(at))  # HTML now, focused by hovering a word
+    head = next(e.proto.body for e in at.get("html") if 'class="se-hv"' in e.proto.body)
+    assert "Head view: Raw self-attention" in head and "<script" not in head
+    words = [html.unescape(w) for w in re.findall(r'<span class="se-hv-w">(.*?)</span>', head)]
+    assert words == [html.unescape(t) for t in grid["layout"]["xaxis"]["ticktext"]]
+    assert any(f"Hover a {level} on the left to focus its lines" in c.value for c in at.caption)

@@ -15,7 +15,7 @@ from selfexplain.views.figures import attention_figure
 from selfexplain.views.word_attention import (
     MERGE_RULE,
     explanation_group_attention,
-    head_view_figure,
+    head_view_html,
     word_attention_figure,
 )
 from selfexplain.words import Level, level_view
@@ -31,13 +31,6 @@ def on_model_view_select() -> None:
         keep("attn_aggregate", "head")
         keep("attn_layer", layer)
         keep("attn_head", head)
-
-
-def on_head_view_select() -> None:
-    """A word of the head view was clicked: focus its lines (click it again, or elsewhere, to clear)."""
-    points = st.session_state.get("head_view", {}).get("selection", {}).get("points", [])
-    chosen = [p for p in points if "customdata" in p]
-    st.session_state.head_focus = int(np.ravel(chosen[0]["customdata"])[0]) if chosen else None
 
 
 def attention_title(explanation: Explanation) -> str:
@@ -94,7 +87,10 @@ def render_attention(explanation: Explanation, level: Level = "word", view: tupl
     keep("attn_head", min(int(kept("attn_head", 0)), heads - 1))  # type: ignore[call-overload]
     a1, a2, a3 = st.columns([2, 1, 1])
     aggregate = a1.selectbox(
-        "Attention", AGGREGATES, key="attn_aggregate", **bind("attn_aggregate", "mean over heads")  # type: ignore[arg-type]
+        "Attention",
+        AGGREGATES,
+        key="attn_aggregate",
+        **bind("attn_aggregate", "mean over heads"),  # type: ignore[arg-type]
     )
     a2.selectbox(
         "Layer", list(range(layers)), key="attn_layer", format_func=lambda i: str(i + 1),
@@ -132,15 +128,9 @@ def render_head_view(explanation: Explanation, level: Level, view: tuple[int, in
     groups = level_view(explanation, level)
     labels = list(groups.labels) if groups is not None else [t.piece or t.text for t in explanation.tokens]
     words = explanation_group_attention(explanation, matrix, None if groups is None else groups.word_of_token)
-    focus = st.session_state.get("head_focus")
-    focus = focus if isinstance(focus, int) and 0 <= focus < len(labels) else None
-    figure = head_view_figure(words, labels, f"Head view: {attention_title(explanation)}", focus, view)
-    st.plotly_chart(
-        figure, key="head_view", on_select=on_head_view_select, selection_mode="points", config=PLOT_CONFIG,
-        theme=None,
-    )  # fmt: skip
+    st.html(head_view_html(words, labels, f"Head view: {attention_title(explanation)}", view))
     st.caption(
         f"The map chosen above (Attention: head for one layer and head). Each {level} on the left has lines to "
         f"the (at most 3) {level}s on the right it attends to most, thicker for more attention (from 0.05 up). "
-        "Hover a word for its numbers; click it to focus its lines."
+        f"Hover a {level} on the left to focus its lines (the rest fade); rest on it for its numbers."
     )

@@ -40,7 +40,8 @@ RULE = "#e5e7eb"  # table borders
 ZERO_FILL = "#eef0f3"  # a grid cell holding a valid span whose alpha is 0
 ACCENT = "#ea580c"  # the colour spans are shaded in; a pinned note's margin
 HEAD_LINE = "#2563eb"  # a head view's lines (the attention colour)
-HEAD_LINE_FOCUS = "#c2410c"  # the lines of the word a head view focuses on
+HEAD_LINE_FOCUS = "#c2410c"  # the lines of the word a head view focuses on (the hovered word)
+HEAD_FADE = 0.12  # the opacity of a head view's other words and lines while one word is hovered
 OPINION = "#2563eb"  # a second attribution method's bars beside alpha's
 SHADE_RGB = "234,88,12"  # ACCENT as r,g,b for ``rgba(SHADE_RGB, strength)``: the stronger the alpha, the darker
 
@@ -52,6 +53,10 @@ LEGEND_ROOM = 24  # more top margin for a legend above the plot, under the title
 TEMPLATE = "plotly_white"  # its layout part only: see layout_template()
 LEGEND_BELOW = {"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0}  # one entry after another under the plot
 LEGEND_ABOVE = {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1.0, "xanchor": "right"}
+HEAD_VIEW_ROW = 22  # pixels from one word of a head view to the next
+HEAD_VIEW_SPAN = 220  # pixels between a head view's two columns of words, where its lines run
+HEAD_VIEW_GAP = 6  # pixels between a word and its lines
+HEAD_VIEW_LABEL = (40, 160)  # least and most pixels of a head view's word column (longer words end in an ellipsis)
 
 REPORT_STYLE = (  # the CSS of the standalone HTML reports
     f"body{{font-family:{FONT_FAMILY};max-width:1100px;margin:2em auto;color:{INK}}}"

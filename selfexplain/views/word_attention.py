@@ -8,14 +8,28 @@ pieces** of ``a``. So a word row sums to what its pieces give the other words on
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
 
 from selfexplain.explanation import Explanation
-from selfexplain.views.figures import attention_figure, plot_text
-from selfexplain.views.style import HEAD_LINE, HEAD_LINE_FOCUS, INK, MUTED, TICK_FONT, apply_layout
+from selfexplain.views.figures import attention_figure
+from selfexplain.views.style import (
+    FONT_FAMILY,
+    GLYPH_WIDTH,
+    HEAD_FADE,
+    HEAD_LINE,
+    HEAD_LINE_FOCUS,
+    HEAD_VIEW_GAP,
+    HEAD_VIEW_LABEL,
+    HEAD_VIEW_ROW,
+    HEAD_VIEW_SPAN,
+    INK,
+    TICK_FONT,
+    TITLE_SIZE,
+)
 
 MERGE_RULE = (
     "Pieces are merged into the alpha grid's words: the attention a word pays to another is the sum over the "
@@ -77,82 +91,89 @@ def _top_links(matrix: np.ndarray, top: int, floor: float) -> tuple[np.ndarray, 
     return rows[keep], cols[keep], weights[keep]
 
 
-def _segments(rows: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Line coordinates ``x, y`` ``[3 * E]`` from (0, row) to (1, col), broken by NaN between lines."""
-    x = np.tile([0.0, 1.0, np.nan], rows.size)
-    y = np.column_stack([rows, cols, np.full(rows.size, np.nan)]).ravel().astype(float)
-    return x, y
-
-
-def _hover(labels: Sequence[str], matrix: np.ndarray, top: int) -> list[str]:
-    """For each word (row of ``matrix``), its ``top`` most attended words with their weights (escaped)."""
-    order = np.argsort(-matrix, axis=1, kind="stable")[:, :top]
+def _tooltips(labels: Sequence[str], matrix: np.ndarray, top: int) -> list[str]:
+    """For each word (row of ``[W, W]`` ``matrix``), plain text (not escaped): the word, then its ``top`` most
+    attended words with their weights, one a line."""
+    order = np.argsort(-matrix, axis=1, kind="stable")[:, :top]  # [W, top]
     weights = np.take_along_axis(matrix, order, axis=1)
-    names = np.asarray([plot_text(label) for label in labels], dtype=object)
     return [
-        f"<b>{names[i]}</b> attends to<br>" + "<br>".join(f"{names[j]} {w:.2f}" for j, w in zip(row, ws))
+        f"{labels[i]} attends to\n" + "\n".join(f"{labels[j]} {w:.2f}" for j, w in zip(row, ws))
         for i, (row, ws) in enumerate(zip(order.tolist(), weights.tolist()))
     ]
 
 
-def head_view_figure(
-    matrix: np.ndarray,
-    labels: Sequence[str],
-    title: str,
-    focus: int | None = None,
-    view: tuple[int, int] | None = None,
-) -> go.Figure:
-    """bertviz-style head view of ``[W, W]`` word attention: the words twice, attending (left) and attended
-    to (right), a line from each word to each of its :data:`HEAD_VIEW_TOP` most attended words that gets at
-    least ``LINE_BINS[0]`` (width and opacity by weight band). Hovering a word lists what it attends to;
-    ``focus`` (a word index, from a click) draws that word's lines in :data:`HEAD_LINE_FOCUS` and fades
-    the rest. The left words carry ``customdata`` = word index for clicks. At most :data:`MAX_HEAD_WORDS`
-    words of the viewport ``view`` are drawn."""
+HEAD_VIEW_CLASS = "se-hv"  # the prefix of the head view's CSS classes (st.html's CSS applies to the whole page)
+HEAD_VIEW_CSS = (
+    f".{HEAD_VIEW_CLASS}{{position:relative;font-family:{FONT_FAMILY};font-size:{TICK_FONT['size']}px;color:{INK}}}"
+    f".{HEAD_VIEW_CLASS}-title{{font-family:{FONT_FAMILY};font-size:{TITLE_SIZE}px;color:{INK};margin:0 0 8px}}"
+    f".{HEAD_VIEW_CLASS}-q,.{HEAD_VIEW_CLASS}-k{{position:absolute;height:{HEAD_VIEW_ROW}px;"
+    f"line-height:{HEAD_VIEW_ROW}px;white-space:nowrap}}"
+    f".{HEAD_VIEW_CLASS}-q{{left:0;text-align:right;cursor:default}}"
+    f".{HEAD_VIEW_CLASS}-w,.{HEAD_VIEW_CLASS}-k{{overflow:hidden;text-overflow:ellipsis}}"
+    f".{HEAD_VIEW_CLASS}-w{{display:block}}"
+    f".{HEAD_VIEW_CLASS}-l{{position:absolute;background:{HEAD_LINE};transform-origin:0 50%;pointer-events:none}}"
+    # hovering a word (left) fades every word with its lines but that one, whose lines take the focus colour
+    f".{HEAD_VIEW_CLASS}-qs:hover .{HEAD_VIEW_CLASS}-q{{opacity:{HEAD_FADE}}}"
+    f".{HEAD_VIEW_CLASS}-qs .{HEAD_VIEW_CLASS}-q:hover{{opacity:1;z-index:1}}"
+    f".{HEAD_VIEW_CLASS}-q:hover .{HEAD_VIEW_CLASS}-l{{background:{HEAD_LINE_FOCUS}}}"
+    f".{HEAD_VIEW_CLASS}-q:hover .{HEAD_VIEW_CLASS}-w{{color:{HEAD_LINE_FOCUS};font-weight:bold}}"
+)
+
+
+def head_view_html(matrix: np.ndarray, labels: Sequence[str], title: str, view: tuple[int, int] | None = None) -> str:
+    """bertviz-style head view of ``[W, W]`` word attention (queries in rows, ``W = len(labels)``) as
+    self-contained HTML and CSS for ``st.html``: no script, no SVG (st.html's sanitiser keeps HTML only), no
+    request. The words twice, attending (left) and attended to (right); a line from each word to each of its
+    :data:`HEAD_VIEW_TOP` most attended words that gets at least ``LINE_BINS[0]`` (width and opacity by
+    weight band). Each left word is one element holding its label and its lines, with a tooltip listing
+    what it attends to; hovering it fades the other words and their lines (CSS ``:hover``) and draws its
+    own in :data:`HEAD_LINE_FOCUS`. At most :data:`MAX_HEAD_WORDS` words of the viewport ``view = (lo, hi)``
+    are drawn; ``data-word`` carries each word's index on the whole axis. Every text is HTML-escaped."""
     lo, hi = view if view is not None else (0, len(labels))
     hi = min(hi, lo + MAX_HEAD_WORDS)
-    part = np.asarray(matrix, dtype=float)[lo:hi, lo:hi]
-    names = list(labels[lo:hi])
-    rows, cols, weights = _top_links(part, HEAD_VIEW_TOP, LINE_BINS[0])
-    band = np.searchsorted(LINE_BINS, weights, side="right") - 1  # 0..3
-    focused = rows == (focus - lo) if focus is not None and lo <= focus < hi else np.zeros(rows.size, dtype=bool)
-    traces: list[go.Scatter] = []
-    for level in range(len(LINE_BINS)):  # four bands, not one trace per line
-        for is_focus in (False, True):
-            chosen = (band == level) & (focused == is_focus)
-            if not chosen.any():
-                continue
-            x, y = _segments(rows[chosen], cols[chosen])
-            strength = (level + 1) / len(LINE_BINS)
-            faded = focus is not None and not is_focus
-            traces.append(
-                go.Scatter(
-                    x=x, y=y + lo, mode="lines", hoverinfo="skip", showlegend=False,
-                    line={"color": HEAD_LINE_FOCUS if is_focus else HEAD_LINE, "width": 1 + 4 * strength},
-                    opacity=0.08 if faded else 0.25 + 0.6 * strength,
-                    name=f"attention ≥ {LINE_BINS[level]}",
-                )  # fmt: skip
-            )
-    axis = np.arange(lo, hi)
-    text = [plot_text(label) for label in names]
-    colours = [INK if focus is None or i == focus else MUTED for i in axis.tolist()]
-    traces.append(
-        go.Scatter(
-            x=np.zeros(axis.size), y=axis, mode="markers+text", text=text, textposition="middle left",
-            marker={"size": 10, "color": colours}, customdata=axis, hovertext=_hover(names, part, HEAD_VIEW_TOP),
-            hovertemplate="%{hovertext}<extra></extra>", showlegend=False, name="attending words",
-            textfont=TICK_FONT,
-        )  # fmt: skip
+    part = np.asarray(matrix, dtype=float)[lo:hi, lo:hi]  # [W', W']
+    names = [str(label) for label in labels[lo:hi]]
+    rows, cols, weights = _top_links(part, HEAD_VIEW_TOP, LINE_BINS[0])  # [E] each, rows non-decreasing
+    strength = np.searchsorted(LINE_BINS, weights, side="right") / len(LINE_BINS)  # 0.25 .. 1 by band
+    thickness = 1 + 4 * strength
+    opacity = 0.25 + 0.6 * strength
+    # a line is a thin box turned about its left end: from (start, row's middle) to (start + span, col's middle)
+    drop = (cols - rows) * float(HEAD_VIEW_ROW)
+    length = np.hypot(HEAD_VIEW_SPAN, drop)
+    angle = np.degrees(np.arctan2(drop, HEAD_VIEW_SPAN))
+    top = HEAD_VIEW_ROW / 2 - thickness / 2
+    longest = max((len(name) for name in names), default=1)
+    low, high = HEAD_VIEW_LABEL
+    label = int(min(high, max(low, longest * TICK_FONT["size"] * GLYPH_WIDTH + 4)))
+    start = label + HEAD_VIEW_GAP
+    lines = [
+        f'<span class="{HEAD_VIEW_CLASS}-l" data-to="{lo + c}" data-weight="{w:.4f}" style="left:{start}px;'
+        f"top:{t:.1f}px;width:{d:.1f}px;height:{h:.1f}px;opacity:{o:.2f};transform:rotate({a:.2f}deg)\"></span>"
+        for c, w, t, d, h, o, a in zip(
+            cols.tolist(), weights.tolist(), top.tolist(), length.tolist(), thickness.tolist(), opacity.tolist(),
+            angle.tolist(),
+        )
+    ]  # fmt: skip
+    bounds = np.searchsorted(rows, np.arange(len(names) + 1)).tolist()  # word i's lines: bounds[i]:bounds[i+1]
+    escaped = [html.escape(name) for name in names]
+    tips = [html.escape(tip) for tip in _tooltips(names, part, HEAD_VIEW_TOP)]
+    words = [
+        f'<div class="{HEAD_VIEW_CLASS}-q" data-word="{lo + i}" title="{tips[i]}" style="top:{i * HEAD_VIEW_ROW}px;'
+        f'width:{label}px"><span class="{HEAD_VIEW_CLASS}-w">{escaped[i]}</span>'
+        + "".join(lines[bounds[i] : bounds[i + 1]])
+        + "</div>"
+        for i in range(len(names))
+    ]
+    right = start + HEAD_VIEW_SPAN + HEAD_VIEW_GAP
+    keys = [
+        f'<div class="{HEAD_VIEW_CLASS}-k" data-word="{lo + i}" title="{escaped[i]}" '
+        f'style="top:{i * HEAD_VIEW_ROW}px;left:{right}px;max-width:{label}px">{escaped[i]}</div>'
+        for i in range(len(names))
+    ]
+    return (
+        f"<style>{HEAD_VIEW_CSS}</style>"
+        f'<div class="{HEAD_VIEW_CLASS}-title">{html.escape(title)}</div>'
+        f'<div style="overflow-x:auto"><div class="{HEAD_VIEW_CLASS}" '
+        f'style="width:{right + label}px;height:{len(names) * HEAD_VIEW_ROW}px">'
+        f'<div class="{HEAD_VIEW_CLASS}-qs">{"".join(words)}</div>{"".join(keys)}</div></div>'
     )
-    traces.append(
-        go.Scatter(
-            x=np.ones(axis.size), y=axis, mode="markers+text", text=text, textposition="middle right",
-            marker={"size": 8, "color": MUTED}, hoverinfo="skip", showlegend=False, name="attended words",
-            textfont=TICK_FONT,
-        )  # fmt: skip
-    )
-    fig = go.Figure(traces)
-    fig.update_xaxes(visible=False, range=[-0.9, 1.9])
-    fig.update_yaxes(visible=False, autorange="reversed")
-    fig = apply_layout(fig, title, max(300, min(1400, 90 + 22 * axis.size)))
-    fig.update_layout(clickmode="event+select", dragmode=False, hovermode="closest")
-    return fig

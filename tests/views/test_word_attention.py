@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -9,13 +11,16 @@ import pytest
 from test_explanation import make_explanation
 
 from selfexplain.views.figures import span_grid_figure
-from selfexplain.views.style import HEAD_LINE_FOCUS
+from selfexplain.views.style import HEAD_FADE, HEAD_LINE, HEAD_LINE_FOCUS
 from selfexplain.views.word_attention import (
+    HEAD_VIEW_TOP,
     LINE_BINS,
+    MAX_HEAD_WORDS,
     MERGE_RULE,
+    _top_links,
     explanation_group_attention,
     group_attention,
-    head_view_figure,
+    head_view_html,
     word_attention_figure,
 )
 from selfexplain.words import word_view
@@ -70,39 +75,83 @@ def test_word_attention_follows_the_grids_viewport() -> None:
     np.testing.assert_allclose(np.array(fig.data[0].z, dtype=float), words[3:7, 3:7])
 
 
-def test_head_view_draws_banded_lines_without_one_trace_per_word() -> None:
+def lines(page: str) -> list[str]:
+    return re.findall(r'<span class="se-hv-l"[^>]*>', page)
+
+
+def groups(page: str) -> dict[int, str]:
+    """Each attending word's element (its label and its lines), by ``data-word``."""
+    found = re.findall(r'<div class="se-hv-q" data-word="(\d+)"(.*?)</div>', page, re.S)
+    return {int(index): body for index, body in found}
+
+
+def attr(element: str, name: str) -> str:
+    match = re.search(rf'{name}="([^"]*)"', element)
+    assert match, (name, element)
+    return match.group(1)
+
+
+def test_head_view_draws_one_line_per_link_inside_its_words_group() -> None:
     size = 40
     words = attention(size, seed=2) ** 4
     words /= words.sum(axis=1, keepdims=True)
-    fig = head_view_figure(words, [f"w{i}" for i in range(size)], "Head view")
-    lines = [t for t in fig.data if t.mode == "lines"]
-    assert 1 <= len(lines) <= len(LINE_BINS)  # bands, not lines, make traces
-    drawn = sum(np.isnan(np.array(t.x, dtype=float)).sum() for t in lines)
-    expected = sum(min(3, int((row >= LINE_BINS[0]).sum())) for row in words)
-    assert drawn == expected
-    left = next(t for t in fig.data if t.name == "attending words")
-    assert list(left.customdata) == list(range(size))
+    page = head_view_html(words, [f"w{i}" for i in range(size)], "Head view")
+    rows, cols, weights = _top_links(words, HEAD_VIEW_TOP, LINE_BINS[0])
+    assert len(lines(page)) == rows.size == sum(min(3, int((row >= LINE_BINS[0]).sum())) for row in words)
+    shown = groups(page)
+    assert sorted(shown) == list(range(size))
+    for i, body in shown.items():  # each word's group holds exactly its own lines, to its top words
+        assert [int(attr(line, "data-to")) for line in lines(body)] == cols[rows == i].tolist()
+        assert f'<span class="se-hv-w">w{i}</span>' in body
     top = int(np.argmax(words[0]))
-    assert f"w{top} {words[0, top]:.2f}" in left.hovertext[0]
+    assert f"w{top} {words[0, top]:.2f}" in attr(page[page.index('data-word="0"') :], "title")  # its numbers
+    assert page.count('<div class="se-hv-k"') == size  # the attended words, right
+    assert "<script" not in page and "<svg" not in page and "http" not in page  # no script, nothing fetched
 
 
-def test_head_view_focus_and_escaping() -> None:
-    words = np.full((4, 4), 0.25)
-    labels = [XSS, "b", "c", "d"]
-    fig = head_view_figure(words, labels, "t", focus=2)
-    lines = [t for t in fig.data if t.mode == "lines"]
-    focused = [t for t in lines if t.line.color == HEAD_LINE_FOCUS]
-    assert focused and all(t.opacity > 0.5 for t in focused)  # the focused word's lines stand out
-    assert np.array(focused[0].y, dtype=float)[0] == 2
-    assert all(t.opacity < 0.1 for t in lines if t.line.color != HEAD_LINE_FOCUS)  # the rest fade
-    left = next(t for t in fig.data if t.name == "attending words")
-    assert "<img" not in left.text[0] and "&lt;img" in left.text[0] and "<img" not in left.hovertext[1]
+def test_head_view_lines_grow_with_weight() -> None:
+    words = np.array([[0.5, 0.3, 0.15], [0.07, 0.9, 0.03], [0.2, 0.2, 0.6]])
+    found = lines(head_view_html(words, ["a", "b", "c"], "t"))
+    assert len(found) == 8  # row 1's 0.03 is under the floor
+    weight = np.array([float(attr(line, "data-weight")) for line in found])
+    style = [attr(line, "style") for line in found]
+    width = np.array([float(re.search(r"height:([\d.]+)px", s).group(1)) for s in style])  # the line's thickness
+    opacity = np.array([float(re.search(r"opacity:([\d.]+)", s).group(1)) for s in style])
+    order = np.argsort(weight)
+    assert np.all(np.diff(width[order]) >= 0) and np.all(np.diff(opacity[order]) >= 0)
+    assert width[weight == 0.9][0] > width[weight == 0.15][0] > width[weight == 0.07][0]
+    # a line runs from its word (left) to the word it attends to (right): down, flat or up
+    angle = {(float(attr(line, "data-weight")), attr(line, "data-to")): line for line in found}
+    assert "rotate(0.00deg)" in angle[(0.5, "0")] and "rotate(-" in angle[(0.07, "0")]
 
 
-def test_head_view_is_cut_to_its_word_limit() -> None:
-    fig = head_view_figure(attention(200), [f"w{i}" for i in range(200)], "t", view=(100, 200))
-    left = next(t for t in fig.data if t.name == "attending words")
-    assert len(left.y) == 60 and left.y[0] == 100
+def test_head_view_hover_rules_focus_one_word() -> None:
+    page = head_view_html(np.full((3, 3), 1 / 3), ["a", "b", "c"], "t")
+    css = re.search(r"<style>(.*?)</style>", page, re.S).group(1)
+    assert f".se-hv-qs:hover .se-hv-q{{opacity:{HEAD_FADE}}}" in css  # hovering a word fades every word...
+    assert ".se-hv-qs .se-hv-q:hover{opacity:1" in css  # ...but that one
+    assert f".se-hv-q:hover .se-hv-l{{background:{HEAD_LINE_FOCUS}}}" in css  # whose lines take the focus colour
+    assert HEAD_LINE in css
+    assert all(name.startswith("se-hv") for name in re.findall(r"\.([a-zA-Z][\w-]*)", css))  # scoped classes
+
+
+def test_head_view_escapes_every_text() -> None:
+    hostile = [XSS, "&", 'say "hi"', "it's", "<script>alert(2)</script>"]
+    page = head_view_html(np.full((5, 5), 0.2), hostile, 'Head view <b>"&"</b>')
+    assert "<img" not in page and "<script" not in page and "<b>" not in page
+    for text in (XSS, 'say "hi"', "it's", "<script>alert(2)</script>"):
+        assert html.escape(text) in page  # shown as typed
+    assert re.search(r"&(?!(amp|lt|gt|quot|#x27);)", page) is None  # every & starts an entity
+    for tag in re.findall(r"<[^>]*>", page.split("</style>", 1)[1]):  # every quote inside a tag is an attribute's
+        assert re.fullmatch(r'</?[a-z]+( [a-z-]+="[^"<>]*")*\s*/?>', tag), tag
+
+
+def test_head_view_is_cut_to_its_word_limit_and_follows_the_viewport() -> None:
+    page = head_view_html(attention(200), [f"w{i}" for i in range(200)], "t", view=(100, 200))
+    assert sorted(groups(page)) == list(range(100, 100 + MAX_HEAD_WORDS))
+    page = head_view_html(attention(20), [f"w{i}" for i in range(20)], "t", view=(3, 7))
+    assert sorted(groups(page)) == [3, 4, 5, 6] and page.count('<div class="se-hv-k"') == 4
+    assert {int(attr(line, "data-to")) for line in lines(page)} <= {3, 4, 5, 6}
 
 
 def test_the_merge_rule_is_stated() -> None:
