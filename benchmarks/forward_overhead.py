@@ -7,6 +7,10 @@ ratios to the encoder, and the peak resident-memory increase of each. Both are m
 alternating, so a busy machine slows both alike.
 
     python benchmarks/forward_overhead.py [--model sst5-minilm] [--batch 1] [--repeats 5] [--json out.json]
+    python benchmarks/forward_overhead.py --model snli-minilm --pair   # two texts of N/2 tokens each
+
+With ``--pair`` the input is a premise and a hypothesis of half the tokens each (segment ids 0 and 1),
+so a pair model with per-text alpha runs its normaliser once per text.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--pair", action="store_true", help="two texts of N/2 tokens (segment ids 0, 1)")
     parser.add_argument("--lengths", default=",".join(map(str, LENGTHS)), help="comma-separated token counts")
     args = parser.parse_args()
 
@@ -51,6 +56,14 @@ def main() -> None:
         token_mask = attention.bool().clone()
         token_mask[:, 0] = token_mask[:, -1] = False
         segments = torch.zeros_like(ids)
+        spans = (n - 2) * (n - 1) // 2
+        if args.pair:  # [CLS] premise [SEP] hypothesis [SEP]: spans never cross the separator
+            middle = n // 2
+            ids[:, middle] = explainer.tokenizer.sep_token_id
+            token_mask[:, middle] = False
+            segments[:, middle + 1 :] = 1
+            first, second = middle - 1, n - middle - 2
+            spans = first * (first + 1) // 2 + second * (second + 1) // 2
 
         def encoder_only(ids=ids, attention=attention) -> object:
             return model.encoder(input_ids=ids, attention_mask=attention)
@@ -91,7 +104,7 @@ def main() -> None:
             "encoder_peak_mb": round(memory["encoder"], 1),
             "full_peak_mb": round(memory["full"], 1),
             "fused_peak_mb": round(memory["fused"], 1),
-            "spans": (n - 2) * (n - 1) // 2,
+            "spans": spans,
         }
         rows.append(row)
         print(
