@@ -24,6 +24,7 @@ from selfexplain.faithfulness import figures, summary
 from selfexplain.faithfulness.experiment import FAST_EXPLAINERS, RESULTS_FILE, LabOptions, run_lab
 from selfexplain.faithfulness.labels import column_specs, method_label, metric_legend, readable
 from selfexplain.faithfulness.metrics import METRICS
+from selfexplain.formats import SUFFIXES
 from selfexplain.formats.examples import read_examples
 from selfexplain.progress_log import iter_rows
 from selfexplain.sharpness import measures as sharpness
@@ -51,7 +52,7 @@ def choose_examples(pair: bool, label_names: list[str]) -> list[Example]:
         second = st.text_area("Hypothesis", key="faith_pair") if pair else None
         return [Example(text.strip(), second.strip() if second else None)] if text.strip() else []
     if source == "Upload a file":
-        upload = st.file_uploader("SST lines, CSV, TSV or JSONL", type=["txt", "csv", "tsv", "jsonl"], key="upload")
+        upload = st.file_uploader("SST lines, CSV, TSV or JSONL", type=SUFFIXES, key="upload")
         if upload is None:
             return []
         try:

@@ -16,6 +16,7 @@ from selfexplain.anatomy import figures as F
 from selfexplain.anatomy.agreement import agreement_sentences, confusion_by_layer
 from selfexplain.anatomy.corpus import AnatomyResult, attention_anatomy
 from selfexplain.errors import USER_ERRORS
+from selfexplain.formats import SUFFIXES
 
 st.set_page_config(page_title="selfexplain · Attention anatomy", layout="wide")
 SAMPLE = ASSETS / "anatomy" / "sentences.txt"
@@ -67,9 +68,7 @@ def choose_result(directory: str, source: str, limit: int, gradients: bool, seed
             return AnatomyResult.load(Path(folder)) if folder else None
         data, suffix = SAMPLE.read_bytes(), ".txt"
         if source == "Upload a file":
-            upload = st.file_uploader(
-                "SST lines, CSV, TSV or JSONL", type=["txt", "csv", "tsv", "jsonl"], key="anat_upload"
-            )
+            upload = st.file_uploader("SST lines, CSV, TSV or JSONL", type=SUFFIXES, key="anat_upload")
             data, suffix = (upload.getvalue(), Path(upload.name).suffix) if upload else (b"", "")
         request = (directory, data, suffix, limit, gradients, seed)
         if st.button("Run", type="primary", key="anat_run", disabled=not data, help="computes over the corpus"):

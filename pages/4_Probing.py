@@ -17,6 +17,7 @@ from pages.ui.picker import model_picker
 from selfexplain.anatomy.figures import PROBE_TASKS, probe_figure
 from selfexplain.anatomy.probing import TASKS, cache_hidden_states, probe_by_layer
 from selfexplain.errors import USER_ERRORS
+from selfexplain.formats import SUFFIXES
 from selfexplain.views.highlight import escape_text
 
 st.set_page_config(page_title="selfexplain · Probing", layout="wide")
@@ -85,9 +86,7 @@ def requested() -> tuple | None:
         seed = int(st.number_input("Seed", 0, 10_000, 0, key="probe_seed"))
     data, suffix = SAMPLE, ".txt"
     if source == "Upload a file":
-        upload = st.file_uploader(
-            "Labelled SST lines, CSV, TSV or JSONL", type=["txt", "csv", "tsv", "jsonl"], key="probe_upload"
-        )
+        upload = st.file_uploader("Labelled SST lines, CSV, TSV or JSONL", type=SUFFIXES, key="probe_upload")
         data, suffix = (upload.getvalue(), Path(upload.name).suffix) if upload else (b"", "")
     request = (st.session_state.model_directory, data, suffix, limit, seed, max_position)
     help_text = "computes hidden states, fits the probes; stops at its time bound or when this tab is closed"

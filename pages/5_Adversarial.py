@@ -16,18 +16,15 @@ from selfexplain.anatomy.figures import perturbation_figure
 from selfexplain.anatomy.perturb import (
     PERTURBATION_TITLES,
     PERTURBATIONS,
-    append_distractor,
-    drop_top_attention,
-    drop_top_span,
-    example_rng,
+    PerturbationInputs,
+    get_perturbation,
     parse_antonyms,
     shuffle_degree,
-    shuffle_words,
-    swap_antonyms,
 )
 from selfexplain.anatomy.robustness import explanation_shift, perturbation_study
 from selfexplain.attention import aggregate_attention
 from selfexplain.errors import USER_ERRORS
+from selfexplain.formats import SUFFIXES
 from selfexplain.pipeline import SelfExplainer
 from selfexplain.views.figures import attention_figure, span_grid_figure
 from selfexplain.views.highlight import escape_text
@@ -100,14 +97,9 @@ def one_example(explainer: SelfExplainer, directory: str, seed: int, antonyms: s
         st.info("Type a text to perturb.")
         return
     original = cached_explanation(directory, text, pair)
-    makers = {
-        "shuffle": lambda: shuffle_words(text, example_rng(seed, 0)),
-        "distractor": lambda: append_distractor(text, distractor, example_rng(seed, 0)),
-        "drop_top_span": lambda: drop_top_span(original),
-        "drop_top_attention": lambda: drop_top_attention(original),
-        "antonyms": lambda: swap_antonyms(text, parse_antonyms(antonyms)),
-    }
-    changed = makers[kind]()
+    spec = get_perturbation(kind)
+    mapping = parse_antonyms(antonyms) if spec.needs_antonyms else {}  # a bad pair only stops the antonyms
+    changed = spec.apply(text, original, PerturbationInputs(seed, 0, distractor, mapping))
     if not changed.strip():
         st.warning("The perturbation removed the whole text.")
         return
@@ -149,9 +141,7 @@ def a_corpus(directory: str, seed: int, antonyms: str) -> None:
     )
     data, suffix = SAMPLE.read_bytes(), ".txt"
     if source == "Upload a file":
-        upload = st.file_uploader(
-            "Labelled SST lines, CSV, TSV or JSONL", type=["txt", "csv", "tsv", "jsonl"], key="adv_upload"
-        )
+        upload = st.file_uploader("Labelled SST lines, CSV, TSV or JSONL", type=SUFFIXES, key="adv_upload")
         data, suffix = (upload.getvalue(), Path(upload.name).suffix) if upload else (b"", "")
     request = (directory, data, suffix, limit, tuple(kinds), seed, antonyms)
     if st.button("Run", type="primary", key="adv_run", disabled=not (data and kinds)):

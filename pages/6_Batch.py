@@ -16,6 +16,7 @@ from selfexplain.batch.explore import records_frame
 from selfexplain.batch.export import report_html, to_csv, to_jsonl
 from selfexplain.batch.reader import BatchInputError, RowReader, check_size
 from selfexplain.batch.runner import BatchOptions, check_columns, explain_rows
+from selfexplain.formats import SUFFIXES
 from selfexplain.formats.records import guess_columns
 from selfexplain.pipeline import SelfExplainer
 from selfexplain.views.highlight import escape_text
@@ -153,7 +154,7 @@ def main() -> None:
     st.caption("Upload CSV, TSV, JSONL or TXT (one text a line). Big files: `selfexplain batch` on the command line.")
     if explainer is None:
         return
-    upload = st.file_uploader("Data file", type=["csv", "tsv", "jsonl", "json", "txt"], key="batch_file")
+    upload = st.file_uploader("Data file", type=SUFFIXES, key="batch_file")
     if upload is not None:
         st.session_state.batch_sample = False  # an uploaded file replaces the sample
     if upload is None and not st.session_state.get("batch_sample"):

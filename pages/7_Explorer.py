@@ -15,6 +15,7 @@ from selfexplain.batch.figures import (
     top_spans_figure,
 )
 from selfexplain.batch.records import parse_results
+from selfexplain.formats import suffixes
 
 st.set_page_config(page_title="selfexplain · Explorer", page_icon=":mag:", layout="wide")
 
@@ -22,7 +23,7 @@ st.set_page_config(page_title="selfexplain · Explorer", page_icon=":mag:", layo
 def load_records() -> list[dict] | None:
     """The Batch page's results, or a JSONL results file written by the page or `selfexplain batch`."""
     job = st.session_state.get("batch_job")
-    upload = st.file_uploader("Or open a results file (JSONL)", type=["jsonl", "json"], key="explorer_file")
+    upload = st.file_uploader("Or open a results file (JSONL)", type=suffixes("jsonl"), key="explorer_file")
     if upload is not None:
         try:
             return parse_results(upload.getvalue(), upload.name)

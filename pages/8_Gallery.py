@@ -20,6 +20,7 @@ from pages.ui import PLOT_CONFIG
 from pages.ui.gallery import gallery_store
 from pages.ui.navigation import sidebar_navigation
 from selfexplain.errors import USER_ERRORS, PinNotFoundError
+from selfexplain.formats import suffixes
 from selfexplain.gallery.records import DamagedPinError, Pin
 from selfexplain.gallery.transfer import pins_jsonl
 from selfexplain.gallery.view import explain_link, permalink, pin_spans, summary_explanation
@@ -203,7 +204,7 @@ def transfer(store) -> None:
                 f"{total:,} pins are more than this page exports ({PAGE_EXPORT_PINS:,}): export them with "
                 "`selfexplain gallery export FILE`, which streams them to a file."
             )
-        upload = st.file_uploader("Import pins (a JSONL export)", type=["jsonl", "json", "txt"], key="gallery_upload")
+        upload = st.file_uploader("Import pins (a JSONL export)", type=suffixes("jsonl", "txt"), key="gallery_upload")
         if upload is not None and st.button("Import", key="gallery_import"):
             try:
                 added, skipped = store.import_stream(upload, upload.name)

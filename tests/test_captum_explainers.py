@@ -8,7 +8,7 @@ import pytest
 import torch
 from helpers import make_explainer
 
-from selfexplain.explainers import METHODS, get_method
+from selfexplain.explainers import ALIASES, METHODS, get_method
 from selfexplain.explainers.base import Instance, embedding_gradients, word_embeddings
 from selfexplain.explainers.deeplift import DeepLiftMethod
 from selfexplain.explainers.feature_ablation import FeatureAblationMethod
@@ -68,7 +68,7 @@ def reference_integrated_gradients(
 
 
 def test_registry_offers_the_captum_methods_with_distinct_labels() -> None:
-    assert set(CAPTUM) <= set(METHODS)
+    assert set(CAPTUM) <= set(METHODS) | set(ALIASES)  # input_x_gradient: an alias of grad_x_input
     labels = [cls.label for cls in METHODS.values()]
     assert all(labels) and len(set(labels)) == len(labels)
     assert METHODS["lime"].label == "LIME" and METHODS["kernel_shap"].label == "KernelSHAP"
@@ -111,13 +111,14 @@ def test_saliency_is_the_l1_norm_of_the_gradient(tiny_explainer, tiny_pair_expla
         np.testing.assert_allclose(get_method("gradient").attribute(model, instance), l2, rtol=1e-5)
 
 
-def test_input_x_gradient_equals_grad_x_input(padded, tiny_pair_explainer) -> None:
+def test_input_x_gradient_is_grad_x_input(padded, tiny_pair_explainer) -> None:
+    """The alias gives the very scores of grad_x_input, which match plain autograd."""
     for model, text, pair in ((padded, TEXT, None), (tiny_pair_explainer, PREMISE, HYPOTHESIS)):
         instance = model.instance(text, pair)
-        captum = get_method("input_x_gradient").attribute(model, instance)
-        np.testing.assert_allclose(captum, get_method("grad_x_input").attribute(model, instance), atol=1e-5)
+        alias = get_method("input_x_gradient").attribute(model, instance)
+        np.testing.assert_array_equal(alias, get_method("grad_x_input").attribute(model, instance))
         embeds, grad = direct_gradient(model, instance)
-        np.testing.assert_allclose(captum, (embeds * grad).sum(-1)[instance.positions].numpy(), atol=1e-5)
+        np.testing.assert_allclose(alias, (embeds * grad).sum(-1)[instance.positions].numpy(), atol=1e-5)
 
 
 @pytest.mark.parametrize("baseline", ["pad", "zero"])

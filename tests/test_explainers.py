@@ -16,26 +16,25 @@ TEXT = "The visuals are gorgeous, but the story is thin."
 
 
 def test_registry_names_and_unknown_name() -> None:
-    assert list(METHODS) == [
+    assert list(METHODS) == [  # rank order (tests/test_explainers_registry.py checks the default sets)
         "alpha",
+        "attention_rows",
+        "rollout_rows",
         "attention_cls",
         "attention_mean",
-        "attention_rows",
         "rollout",
-        "rollout_rows",
         "gradient",
         "grad_x_input",
         "integrated_gradients",
         "saliency",
-        "input_x_gradient",
         "deeplift",
         "loo",
         "feature_ablation",
         "occlusion",
         "lime",
         "kernel_shap",
-        "random",
         "position_prior",
+        "random",
     ]
     with pytest.raises(InvalidInputError, match="unknown attribution method"):
         get_method("shap")

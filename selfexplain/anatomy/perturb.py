@@ -1,29 +1,25 @@
-"""Text perturbations (Si et al., 2019), each reproducible by seed.
+"""Text perturbations (Si et al., 2019), each reproducible by seed, and the registry that names them.
 
 Words are whitespace-delimited. Every function takes the text and returns the
 perturbed text; random ones take a ``numpy.random.Generator`` (use
 :func:`example_rng` to give example ``i`` its own stream for a seed).
+
+:data:`REGISTRY` holds the named perturbations the CLI, the corpus study
+(:mod:`selfexplain.anatomy.robustness`) and the Adversarial page offer, each registered by the
+:func:`perturbation` decorator with its title; :data:`PERTURBATIONS` (names, in registration order) and
+:data:`PERTURBATION_TITLES` are read from it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from selfexplain.data import Example
 from selfexplain.explanation import Explanation
 from selfexplain.words import word_of_token
-
-PERTURBATIONS: tuple[str, ...] = ("shuffle", "distractor", "drop_top_span", "drop_top_attention", "antonyms")
-PERTURBATION_TITLES: dict[str, str] = {
-    "shuffle": "Words shuffled",
-    "distractor": "Distractor sentence added",
-    "drop_top_span": "Top alpha span removed",
-    "drop_top_attention": "Most-attended word removed",
-    "antonyms": "Words swapped for antonyms",
-}
 
 
 def example_rng(seed: int, index: int) -> np.random.Generator:
@@ -136,3 +132,80 @@ def swap_antonyms(text: str, antonyms: Mapping[str, str]) -> str:
             swapped = swapped[:1].upper() + swapped[1:]
         out.append(lead + swapped + word[len(lead) + len(core) :])
     return " ".join(out)
+
+
+@dataclass(frozen=True)
+class PerturbationInputs:
+    """What a named perturbation may use besides the text and its explanation: ``seed`` and ``index``
+    (the example's random stream, :func:`example_rng`), ``distractor`` (the text the distractor appends:
+    another example of the corpus, or the sentence typed on the page) and ``antonyms`` (word -> antonym)."""
+
+    seed: int = 0
+    index: int = 0
+    distractor: str = ""
+    antonyms: Mapping[str, str] = field(default_factory=dict)
+
+
+Apply = Callable[[str, Explanation, PerturbationInputs], str]
+
+
+@dataclass(frozen=True)
+class Perturbation:
+    """A named perturbation: ``apply(text, original, inputs)`` -> the perturbed text, where ``original``
+    is the explanation of ``text``; ``needs_antonyms``: it changes nothing without an antonym mapping."""
+
+    name: str
+    title: str
+    apply: Apply
+    needs_antonyms: bool = False
+
+
+REGISTRY: dict[str, Perturbation] = {}
+
+
+def perturbation(name: str, title: str, needs_antonyms: bool = False) -> Callable[[Apply], Apply]:
+    """Decorator: register the function as the perturbation ``name`` shown as ``title``."""
+
+    def register(apply: Apply) -> Apply:
+        if name in REGISTRY:
+            raise ValueError(f"perturbation {name!r} is registered twice")
+        REGISTRY[name] = Perturbation(name, title, apply, needs_antonyms)
+        return apply
+
+    return register
+
+
+def get_perturbation(name: str) -> Perturbation:
+    """The registered perturbation ``name``; an unknown name is a ``ValueError`` listing the known ones."""
+    if name not in REGISTRY:
+        raise ValueError(f"unknown perturbation {name!r}; choose from {', '.join(REGISTRY)}")
+    return REGISTRY[name]
+
+
+@perturbation("shuffle", "Words shuffled")
+def _shuffle(text: str, original: Explanation, inputs: PerturbationInputs) -> str:
+    return shuffle_words(text, example_rng(inputs.seed, inputs.index))
+
+
+@perturbation("distractor", "Distractor sentence added")
+def _distractor(text: str, original: Explanation, inputs: PerturbationInputs) -> str:
+    return append_distractor(text, inputs.distractor, example_rng(inputs.seed, inputs.index))
+
+
+@perturbation("drop_top_span", "Top alpha span removed")
+def _drop_top_span(text: str, original: Explanation, inputs: PerturbationInputs) -> str:
+    return drop_top_span(original)
+
+
+@perturbation("drop_top_attention", "Most-attended word removed")
+def _drop_top_attention(text: str, original: Explanation, inputs: PerturbationInputs) -> str:
+    return drop_top_attention(original)
+
+
+@perturbation("antonyms", "Words swapped for antonyms", needs_antonyms=True)
+def _antonyms(text: str, original: Explanation, inputs: PerturbationInputs) -> str:
+    return swap_antonyms(text, inputs.antonyms)
+
+
+PERTURBATIONS: tuple[str, ...] = tuple(REGISTRY)
+PERTURBATION_TITLES: dict[str, str] = {name: spec.title for name, spec in REGISTRY.items()}

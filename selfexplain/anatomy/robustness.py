@@ -9,7 +9,7 @@ divergence of the two distributions (0 = same, 1 = disjoint).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -17,13 +17,10 @@ from tqdm.auto import tqdm
 
 from selfexplain.anatomy.perturb import (
     PERTURBATIONS,
-    append_distractor,
-    drop_top_attention,
-    drop_top_span,
+    PerturbationInputs,
     example_rng,
+    get_perturbation,
     shuffle_degree,
-    shuffle_words,
-    swap_antonyms,
 )
 from selfexplain.attention import cls_attention_scores
 from selfexplain.data import Example
@@ -70,26 +67,21 @@ def explanation_shift(before: Explanation, after: Explanation) -> tuple[float, f
     return alpha, attention
 
 
+def corpus_distractor(texts: Sequence[str], index: int, seed: int) -> str:
+    """The distractor of example ``index`` in a corpus: another of its texts, drawn from the example's stream
+    (the text itself only in a corpus of one)."""
+    count = len(texts)
+    return texts[(index + 1 + int(example_rng(seed, index).integers(max(count - 1, 1)))) % count]
+
+
 def perturb_texts(
     name: str, originals: Sequence[Explanation], seed: int, antonyms: Mapping[str, str] | None = None
 ) -> list[str]:
-    """The perturbed first text of each explained example."""
+    """The perturbed first text of each explained example (the registered perturbation ``name``)."""
+    spec = get_perturbation(name)
     texts = [e.text for e in originals]
-    count = len(texts)
-    makers: dict[str, Callable[[int], str]] = {
-        "shuffle": lambda i: shuffle_words(texts[i], example_rng(seed, i)),
-        "distractor": lambda i: append_distractor(
-            texts[i],
-            texts[(i + 1 + int(example_rng(seed, i).integers(max(count - 1, 1)))) % count],
-            example_rng(seed, i),
-        ),
-        "drop_top_span": lambda i: drop_top_span(originals[i]),
-        "drop_top_attention": lambda i: drop_top_attention(originals[i]),
-        "antonyms": lambda i: swap_antonyms(texts[i], antonyms or {}),
-    }
-    if name not in makers:
-        raise ValueError(f"unknown perturbation {name!r}; choose from {', '.join(PERTURBATIONS)}")
-    return [makers[name](i) for i in range(count)]
+    inputs = [PerturbationInputs(seed, i, corpus_distractor(texts, i, seed), antonyms or {}) for i in range(len(texts))]
+    return [spec.apply(texts[i], originals[i], inputs[i]) for i in range(len(texts))]
 
 
 def explain_all(
@@ -125,7 +117,7 @@ def perturbation_study(
     originals = explain_all(explainer, [e.text for e in examples], pairs, batch_size, "original", progress)
     rows = []
     for name in tqdm(perturbations, desc="perturbations", unit="kind", disable=not progress):
-        if name == "antonyms" and not antonyms:
+        if get_perturbation(name).needs_antonyms and not antonyms:
             continue
         texts = perturb_texts(name, originals, seed, antonyms)
         usable = [i for i, t in enumerate(texts) if t.strip()]

@@ -3,64 +3,49 @@
 ``instance = explainer.instance(text, pair)`` runs the input once (attentions and hidden states
 included; a text longer than one window in windows, which only the methods with ``windows = True``
 score); every method returns token scores ``[T]`` for ``instance.target`` (higher = more
-important). The registry :data:`METHODS` is what the CLI and the app offer; the methods known from
-captum (saliency, input x gradient, integrated gradients, DeepLift, feature ablation, occlusion, LIME,
+important). Each method registers itself (:mod:`selfexplain.explainers.registry`): importing this
+package imports every module in it, so :data:`METHODS` (name -> class, in rank order) is what the CLI
+and the app offer, and the default sets are read from the methods' own flags:
+
+- :data:`CORE_METHODS`: the twelve methods ``selfexplain faithfulness`` runs by default;
+- :data:`FAST_METHODS`: the quick default selection of the lab's ``LabOptions`` and the Faithfulness page.
+
+The methods known from captum (saliency, integrated gradients, DeepLift, feature ablation, occlusion, LIME,
 KernelSHAP) run through captum on the word embeddings.
 """
 
 from __future__ import annotations
 
-from selfexplain.errors import InvalidInputError
-from selfexplain.explainers.alpha import AlphaMethod
-from selfexplain.explainers.attention_cls import AttentionCLSMethod
-from selfexplain.explainers.attention_mean import AttentionMeanMethod
-from selfexplain.explainers.attention_rows import AttentionRowsMethod, PositionPriorMethod, RolloutRowsMethod
+import importlib
+import pkgutil
+
 from selfexplain.explainers.base import AttributionMethod, Instance
-from selfexplain.explainers.deeplift import DeepLiftMethod
-from selfexplain.explainers.feature_ablation import FeatureAblationMethod
-from selfexplain.explainers.grad_x_input import GradXInputMethod
-from selfexplain.explainers.gradient import GradientMethod
-from selfexplain.explainers.input_x_gradient import InputXGradientMethod
-from selfexplain.explainers.integrated_gradients import IntegratedGradientsMethod
-from selfexplain.explainers.kernel_shap import KernelShapMethod
-from selfexplain.explainers.lime import LimeMethod
-from selfexplain.explainers.loo import LeaveOneOutMethod
-from selfexplain.explainers.random_baseline import RandomMethod
-from selfexplain.explainers.rollout import RolloutMethod
-from selfexplain.explainers.saliency import SaliencyMethod
-from selfexplain.explainers.window_occlusion import OcclusionMethod
+from selfexplain.explainers.registry import (
+    ALIASES,
+    METHODS,
+    get_method,
+    is_method,
+    method_class,
+    method_label,
+    method_names,
+)
 
-METHODS: dict[str, type[AttributionMethod]] = {
-    cls.name: cls
-    for cls in (
-        AlphaMethod,
-        AttentionCLSMethod,
-        AttentionMeanMethod,
-        AttentionRowsMethod,
-        RolloutMethod,
-        RolloutRowsMethod,
-        GradientMethod,
-        GradXInputMethod,
-        IntegratedGradientsMethod,
-        SaliencyMethod,
-        InputXGradientMethod,
-        DeepLiftMethod,
-        LeaveOneOutMethod,
-        FeatureAblationMethod,
-        OcclusionMethod,
-        LimeMethod,
-        KernelShapMethod,
-        RandomMethod,
-        PositionPriorMethod,
-    )
-}
+for _module in sorted(info.name for info in pkgutil.iter_modules(__path__)):
+    importlib.import_module(f"{__name__}.{_module}")  # each method module registers its classes
 
+CORE_METHODS: tuple[str, ...] = method_names("core")
+FAST_METHODS: tuple[str, ...] = method_names("fast")
 
-def get_method(name: str) -> AttributionMethod:
-    """The registered attribution method ``name`` with its default parameters."""
-    if name not in METHODS:
-        raise InvalidInputError(f"unknown attribution method {name!r}; choose from {', '.join(METHODS)}")
-    return METHODS[name]()
-
-
-__all__ = ["METHODS", "AttributionMethod", "Instance", "get_method"]
+__all__ = [
+    "ALIASES",
+    "CORE_METHODS",
+    "FAST_METHODS",
+    "METHODS",
+    "AttributionMethod",
+    "Instance",
+    "get_method",
+    "is_method",
+    "method_class",
+    "method_label",
+    "method_names",
+]

@@ -29,6 +29,9 @@ class AlphaMethod(AttributionMethod):
 
     name = "alpha"
     label = "Self-explaining alpha"
+    rank = 0
+    core = True
+    fast = True
     windows = True
 
     def attribute(self, explainer: SelfExplainer, instance: Instance) -> np.ndarray:

@@ -24,6 +24,9 @@ class AttentionCLSMethod(AttributionMethod):
 
     name = "attention_cls"
     label = "Attention: [CLS] row, last layer"
+    rank = 12
+    core = True
+    fast = True
 
     def __init__(self, layer: int = -1) -> None:
         self.layer = layer

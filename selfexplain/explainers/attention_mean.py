@@ -15,6 +15,8 @@ class AttentionMeanMethod(AttributionMethod):
 
     name = "attention_mean"
     label = "Attention: mean over layers and heads"
+    rank = 13
+    core = True
 
     def __init__(self, cls_only: bool = False) -> None:
         self.cls_only = cls_only

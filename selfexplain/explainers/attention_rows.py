@@ -28,6 +28,9 @@ class AttentionRowsMethod(AttributionMethod):
 
     name = "attention_rows"
     label = "Attention received from the tokens the span layer reads"
+    rank = 10
+    core = True
+    fast = True
 
     def attribute(self, explainer: SelfExplainer, instance: Instance) -> np.ndarray:
         maps = attention_maps(instance)
@@ -43,6 +46,9 @@ class RolloutRowsMethod(AttributionMethod):
 
     name = "rollout_rows"
     label = "Attention rollout to the tokens the span layer reads"
+    rank = 11
+    core = True
+    fast = True
 
     def __init__(self, residual: float = 0.5) -> None:
         self.residual = residual
@@ -60,6 +66,9 @@ class PositionPriorMethod(AttributionMethod):
 
     name = "position_prior"
     label = "Position prior (t+1)(T-t)"
+    rank = 40
+    core = True
+    fast = True
     windows = True
 
     def attribute(self, explainer: SelfExplainer, instance: Instance) -> np.ndarray:

@@ -15,6 +15,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from selfexplain.explainers.registry import register
 from selfexplain.instance import Instance
 from selfexplain.pipeline import SelfExplainer
 
@@ -27,12 +28,23 @@ class AttributionMethod:
     Higher score = more important for the instance's target class. Subclasses set ``name``
     (the registry key) and ``label`` (shown in tables), declare their parameters in ``__init__``,
     and set ``windows`` when they also score a text read in several windows (no attention maps,
-    no gradients there).
+    no gradients there). A subclass that sets its own ``name`` registers itself
+    (:mod:`selfexplain.explainers.registry`, which says what ``rank``, ``core``, ``fast`` and
+    ``aliases`` decide); a base class without a name of its own (``PerturbationMethod``) does not.
     """
 
     name: ClassVar[str] = ""
     label: ClassVar[str] = ""
     windows: ClassVar[bool] = False
+    rank: ClassVar[int] = 0
+    core: ClassVar[bool] = False
+    fast: ClassVar[bool] = False
+    aliases: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.__dict__.get("name"):
+            register(cls)
 
     def attribute(self, explainer: SelfExplainer, instance: Instance) -> np.ndarray:
         """Token scores ``[T]`` float64 for ``instance.target``."""

@@ -31,6 +31,7 @@ class DeepLiftMethod(AttributionMethod):
 
     name = "deeplift"
     label = "DeepLift"
+    rank = 24
 
     def __init__(self, baseline: Baseline = "pad") -> None:
         check_baseline(baseline)

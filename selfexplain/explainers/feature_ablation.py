@@ -20,6 +20,7 @@ class FeatureAblationMethod(PerturbationMethod):
 
     name = "feature_ablation"
     label = "Feature ablation"
+    rank = 31
 
     def attribute(self, explainer: SelfExplainer, instance: Instance) -> np.ndarray:
         setup = self.setup(explainer, instance)

@@ -1,4 +1,7 @@
-"""Gradient x input: the dot product of each word embedding with the target logit's gradient."""
+"""Gradient x input: the dot product of each word embedding with the target logit's gradient.
+
+``input_x_gradient`` (once captum's ``InputXGradient`` computing the same quantity) is an alias of this
+method: commands and results folders that name it still work, and its scores are these."""
 
 from __future__ import annotations
 
@@ -13,6 +16,10 @@ class GradXInputMethod(AttributionMethod):
 
     name = "grad_x_input"
     label = "Gradient x input"
+    rank = 21
+    core = True
+    fast = True
+    aliases = ("input_x_gradient",)
 
     def attribute(self, explainer: SelfExplainer, instance: Instance) -> np.ndarray:
         embeds = word_embeddings(explainer, instance)

@@ -13,6 +13,9 @@ class GradientMethod(AttributionMethod):
 
     name = "gradient"
     label = "Gradient saliency"
+    rank = 20
+    core = True
+    fast = True
 
     def attribute(self, explainer: SelfExplainer, instance: Instance) -> np.ndarray:
         grads = embedding_gradients(explainer, instance, word_embeddings(explainer, instance))[0]  # [N, H]

@@ -31,6 +31,8 @@ class IntegratedGradientsMethod(AttributionMethod):
 
     name = "integrated_gradients"
     label = "Integrated gradients"
+    rank = 22
+    core = True
 
     def __init__(self, steps: int = 20, baseline: Baseline = "pad", batch_size: int = 20) -> None:
         if steps < 1 or batch_size < 1:

@@ -23,6 +23,7 @@ class KernelShapMethod(PerturbationMethod):
 
     name = "kernel_shap"
     label = "KernelSHAP"
+    rank = 34
 
     def __init__(self, n_samples: int = 200, seed: int = 0, baseline: Baseline = "pad", batch_size: int = 50) -> None:
         super().__init__(baseline, batch_size)

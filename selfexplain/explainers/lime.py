@@ -23,6 +23,7 @@ class LimeMethod(PerturbationMethod):
 
     name = "lime"
     label = "LIME"
+    rank = 33
 
     def __init__(
         self, n_samples: int = 200, seed: int = 0, ridge: float = 1.0, baseline: Baseline = "pad", batch_size: int = 50

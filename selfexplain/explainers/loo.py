@@ -14,6 +14,9 @@ class LeaveOneOutMethod(AttributionMethod):
 
     name = "loo"
     label = "Leave-one-out"
+    rank = 30
+    core = True
+    fast = True
     windows = True
 
     def __init__(self, removal: Removal = "delete") -> None:

@@ -21,6 +21,9 @@ class RandomMethod(AttributionMethod):
 
     name = "random"
     label = "Random"
+    rank = 41
+    core = True
+    fast = True
     windows = True
 
     def __init__(self, seed: int = 0) -> None:

@@ -15,6 +15,8 @@ class RolloutMethod(AttributionMethod):
 
     name = "rollout"
     label = "Attention rollout"
+    rank = 14
+    core = True
 
     def __init__(self, residual: float = 0.5) -> None:
         self.residual = residual

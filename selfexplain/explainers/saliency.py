@@ -17,6 +17,7 @@ class SaliencyMethod(AttributionMethod):
 
     name = "saliency"
     label = "Saliency (L1, captum)"
+    rank = 23
 
     def attribute(self, explainer: SelfExplainer, instance: Instance) -> np.ndarray:
         method = Saliency(lambda embeds: embedding_logits(explainer, instance, embeds))

@@ -22,6 +22,7 @@ class OcclusionMethod(PerturbationMethod):
 
     name = "occlusion"
     label = "Occlusion (token windows)"
+    rank = 32
 
     def __init__(self, window: int = 3, baseline: Baseline = "pad", batch_size: int = 50) -> None:
         super().__init__(baseline, batch_size)

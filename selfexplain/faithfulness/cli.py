@@ -14,11 +14,6 @@ from selfexplain.cli_support import (
     read_model_examples,
 )
 
-DEFAULT_EXPLAINERS = (
-    "alpha,attention_rows,rollout_rows,attention_cls,attention_mean,rollout,gradient,grad_x_input,"
-    "integrated_gradients,loo,position_prior,random"
-)
-
 
 def add_command(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -28,7 +23,11 @@ def add_command(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--data", required=True, help=f"data file: {LABELLED_DATA_HELP}")
     parser.add_argument("--out", required=True, type=Path, help="output folder (results.jsonl, summary.csv, plots)")
     parser.add_argument("--limit", type=int, default=None, help="use the first N examples")
-    parser.add_argument("--explainers", default=DEFAULT_EXPLAINERS, help="comma-separated registry names")
+    parser.add_argument(
+        "--explainers",
+        default=None,
+        help="comma-separated registry names (default: the twelve core methods, selfexplain.explainers.CORE_METHODS)",
+    )
     parser.add_argument("--removal", choices=["delete", "mask"], default="delete", help="how tokens are removed")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-alpha-tests", action="store_true", help="skip the span-layer experiments")
@@ -58,6 +57,19 @@ def add_command(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run_faithfulness)
 
 
+def split_names(text: str) -> tuple[str, ...]:
+    """``"alpha, loo,"`` -> ``("alpha", "loo")``."""
+    return tuple(n.strip() for n in text.split(",") if n.strip())
+
+
+def default_explainers() -> tuple[str, ...]:
+    """What ``--explainers`` means when not given: the methods flagged ``core``, in registry order (read
+    when the command runs, so building the parser does not import the explainers)."""
+    from selfexplain.explainers import CORE_METHODS
+
+    return CORE_METHODS
+
+
 def run_faithfulness(args: argparse.Namespace) -> int:
     import torch
     from tqdm import tqdm
@@ -83,7 +95,7 @@ def run_faithfulness(args: argparse.Namespace) -> int:
         torch.set_num_threads(args.threads)
     explainer = load_model(args.model, fused=not args.no_fused, precision=args.precision)
     examples = read_model_examples(args, args.data, explainer.config.label_names)[: args.limit]
-    names = tuple(n.strip() for n in args.explainers.split(",") if n.strip())
+    names = default_explainers() if args.explainers is None else split_names(args.explainers)
     options = LabOptions(explainers=names, removal=args.removal, seed=args.seed, alpha_tests=not args.no_alpha_tests)
     bar = tqdm(total=len(examples), desc="faithfulness", unit="ex", disable=args.no_progress)
 

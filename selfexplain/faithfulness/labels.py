@@ -6,16 +6,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from selfexplain.explainers import METHODS
+from selfexplain.explainers import method_label
 from selfexplain.faithfulness.metrics import METRICS
 from selfexplain.views.highlight import escape_text
 
 COUNT_HEADING = "Inputs"
-
-
-def method_label(name: str) -> str:
-    """The explainer's human name; a name the registry does not know (an older results folder) as is."""
-    return METHODS[name].label if name in METHODS and METHODS[name].label else name
 
 
 def axis_label(name: str, width: int = 22) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import BinaryIO, Literal
 
 from selfexplain.errors import DataError
+from selfexplain.formats import SUFFIX_FORMATS
 
 FORMATS = ("csv", "tsv", "jsonl", "txt")
 Txt = Literal["labelled", "lines"]
@@ -32,10 +33,11 @@ class FormatError(DataError):
 
 
 def detect_format(name: str) -> str:
-    """The format from a file name's suffix: ``csv``, ``tsv``, ``jsonl`` (also ``.json`` and ``.ndjson``),
-    else ``txt`` (whose meaning the command gives, see :data:`TXT_MEANINGS`)."""
+    """The format from a file name's suffix (:data:`~selfexplain.formats.SUFFIX_FORMATS`): ``csv``, ``tsv``,
+    ``jsonl`` (also ``.json`` and ``.ndjson``), else ``txt`` (whose meaning the command gives, see
+    :data:`TXT_MEANINGS`)."""
     suffix = Path(name).suffix.lower().lstrip(".")
-    return {"json": "jsonl", "ndjson": "jsonl"}.get(suffix, suffix if suffix in FORMATS else "txt")
+    return SUFFIX_FORMATS.get(suffix, "txt")
 
 
 def check_txt(txt: str) -> Txt:
