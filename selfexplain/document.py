@@ -22,6 +22,7 @@ from selfexplain.errors import InvalidInputError
 from selfexplain.explanation import Explanation, Prediction, Span, Token
 from selfexplain.inputs.positions import dense_alpha
 from selfexplain.limits import DENSE_MAX_TOKENS
+from selfexplain.schema import explanation_dict, read_prediction, read_spans, read_tokens
 
 
 @dataclass(frozen=True, eq=False)
@@ -199,23 +200,34 @@ class Document(Prediction):
 
     def to_dict(self, top_k: int | None = 10) -> dict[str, Any]:
         """JSON-ready, with the keys of :meth:`Explanation.to_dict` for a windowed text (``top_k`` spans
-        that carry weight; None: every valid span, alpha 0 included)."""
-        return {
-            "model": self.model_name,
-            "text": self.text,
-            "pair": None,
-            "label": self.label,
-            "probabilities": {n: float(p) for n, p in zip(self.label_names, self.probabilities)},
-            "tokens": [
-                {"text": t.text, "start": t.start, "end": t.end, "segment": t.segment, "piece": t.piece}
-                for t in self.tokens
-            ],
-            "spans": [s.to_dict() for s in (self.top_spans(None) if top_k is None else self.evidence_spans(top_k))],
-            "num_valid_spans": self.num_spans,
-            "num_evidence_spans": self.num_evidence,
-            "span_unit": self.span_unit,
-            "windows": list(self.window_starts),
-        }
+        that carry weight; None: every valid span, alpha 0 included): :mod:`selfexplain.schema`."""
+        return explanation_dict(
+            self, pair=None, top_k=top_k, num_valid_spans=self.num_spans, windows=self.window_starts
+        )
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], *, window_size: int | None = None) -> Document:
+        """The Document of a :meth:`to_dict` dict: its listed spans become the document's spans, so it is the
+        original when the dict lists every valid span (``top_k=None``). The dict does not keep the window size:
+        without ``window_size`` it is read from the windows (the last one ends at the last token), which gives
+        the original whenever the text took more than one window (else the token count)."""
+        fields = read_prediction(data)
+        tokens = read_tokens(data)
+        windows = tuple(data.get("windows") or (0,))
+        starts, ends, alpha = read_spans(data)
+        return cls(
+            text=fields["text"],
+            tokens=tokens,
+            label_names=fields["label_names"],
+            probabilities=fields["probabilities"],
+            window_starts=windows,
+            window_size=len(tokens) - windows[-1] if window_size is None else window_size,
+            starts=starts.astype(np.int32),
+            ends=ends.astype(np.int32),
+            alpha=alpha.astype(np.float32),
+            model_name=fields["model_name"],
+            span_unit=fields["span_unit"],
+        )
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,10 @@ from typing import Any
 
 import numpy as np
 
+from selfexplain.errors import InvalidInputError
+from selfexplain.limits import DENSE_MAX_TOKENS
+from selfexplain.schema import explanation_dict, read_prediction, read_spans, read_tokens
+
 
 def disjoint_spans(
     starts: np.ndarray, ends: np.ndarray, num_tokens: int, count: int | None = None, budget: int | None = None
@@ -242,27 +246,41 @@ class Explanation(Prediction):
         return show(self, path)
 
     def to_dict(self, top_k: int | None = 10, attentions: bool = False) -> dict[str, Any]:
-        """JSON-ready dict. ``spans``: the ``top_k`` highest-alpha spans that carry weight
-        (:meth:`evidence_spans`); ``top_k=None`` lists every valid span, those with alpha 0 too
-        (last, with rank 0). ``num_evidence_spans`` counts the spans with alpha above 0."""
-        data: dict[str, Any] = {
-            "model": self.model_name,
-            "text": self.text,
-            "pair": self.pair,
-            "label": self.label,
-            "probabilities": {n: float(p) for n, p in zip(self.label_names, self.probabilities)},
-            "tokens": [
-                {"text": t.text, "start": t.start, "end": t.end, "segment": t.segment, "piece": t.piece}
-                for t in self.tokens
-            ],
-            "spans": [s.to_dict() for s in (self.spans if top_k is None else self.evidence_spans(top_k))],
-            "num_valid_spans": int(self.span_mask.sum()),
-            "num_evidence_spans": self.num_evidence,
-            "span_unit": self.span_unit,
-        }
-        if self.windows is not None:
-            data["windows"] = list(self.windows)
+        """JSON-ready dict in the one schema (:mod:`selfexplain.schema`). ``spans``: the ``top_k`` highest-alpha
+        spans that carry weight (:meth:`evidence_spans`); ``top_k=None`` lists every valid span, those with
+        alpha 0 too (last, with rank 0). ``num_evidence_spans`` counts the spans with alpha above 0."""
+        data = explanation_dict(
+            self, pair=self.pair, top_k=top_k, num_valid_spans=int(self.span_mask.sum()), windows=self.windows
+        )
         if attentions and self.attentions is not None:
             data["attention_tokens"] = list(self.attention_tokens or ())
             data["attentions"] = np.round(self.attentions, 6).tolist()
         return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], *, tokens: bool = True, model_name: str | None = None) -> Explanation:
+        """The Explanation of a :meth:`to_dict` dict (or of a batch record): text, pair, prediction, model
+        (``model_name`` when given), span unit, and with ``tokens`` its tokens, windows and listed spans.
+
+        The listed spans become the valid spans of the ``[T, T]`` grid (float64), so it is the original
+        exactly when the dict lists every valid span (``top_k=None``, or ``top_k`` at least
+        :attr:`num_evidence` when no span has alpha 0); attention maps are not read back. A grid over
+        :data:`~selfexplain.limits.DENSE_MAX_TOKENS` tokens is refused (InvalidInputError).
+        ``tokens=False`` (or a dict without tokens) gives the token-less Explanation (``T = 0``, no
+        alpha) that a batch record or a gallery pin is shown with: enough for ``highlight_html`` with
+        spans given and ``probability_figure``."""
+        fields = read_prediction(data, model_name)
+        if not tokens or not data.get("tokens"):
+            return cls(tokens=(), alpha=np.zeros((0, 0)), span_mask=np.zeros((0, 0), dtype=bool), **fields)
+        read = read_tokens(data)
+        if len(read) > DENSE_MAX_TOKENS:
+            raise InvalidInputError(
+                f"the text has {len(read):,} tokens; a dense explanation stops at {DENSE_MAX_TOKENS:,}"
+            )
+        starts, ends, weights = read_spans(data)
+        alpha = np.zeros((len(read), len(read)))
+        mask = np.zeros((len(read), len(read)), dtype=bool)
+        alpha[starts, ends] = weights
+        mask[starts, ends] = True
+        windows = tuple(data["windows"]) if data.get("windows") is not None else None
+        return cls(tokens=read, alpha=alpha, span_mask=mask, windows=windows, **fields)

@@ -135,18 +135,9 @@ def record_spans(record: dict[str, Any]) -> list[Span]:
 
 def record_explanation(record: dict[str, Any], model_name: str = "") -> Explanation:
     """A token-less :class:`Explanation` holding a record's text and prediction, enough for
-    :func:`selfexplain.views.highlight.highlight_html` with :func:`record_spans`."""
-    names = tuple(record["probabilities"])
-    return Explanation(
-        text=record["text"],
-        pair=record.get("pair"),
-        tokens=(),
-        label_names=names,
-        probabilities=np.asarray([record["probabilities"][n] for n in names], dtype=np.float64),
-        alpha=np.zeros((0, 0)),
-        span_mask=np.zeros((0, 0), dtype=bool),
-        model_name=model_name,
-    )
+    :func:`selfexplain.views.highlight.highlight_html` with :func:`record_spans`
+    (:meth:`Explanation.from_dict`, the one schema)."""
+    return Explanation.from_dict(record, tokens=False, model_name=model_name)
 
 
 def parse_results(data: bytes, name: str = "results") -> list[dict[str, Any]]:

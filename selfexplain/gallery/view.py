@@ -22,19 +22,10 @@ GALLERY_PATH = "Gallery"  # pages/8_Gallery.py is served at /Gallery
 
 
 def summary_explanation(pin: Pin) -> Explanation:
-    """An Explanation with the pin's text, pair, labels and probabilities; no tokens (``T = 0``), no alpha."""
-    probabilities = pin.explanation["probabilities"]
-    return Explanation(
-        text=pin.text,
-        pair=pin.pair,
-        tokens=(),
-        label_names=tuple(probabilities),
-        probabilities=np.array([float(p) for p in probabilities.values()]),
-        alpha=np.zeros((0, 0)),
-        span_mask=np.zeros((0, 0), dtype=bool),
-        model_name=pin.model,
-        span_unit=str(pin.explanation.get("span_unit", "piece")),
-    )
+    """An Explanation with the pin's text, pair, labels, probabilities, model and span unit; no tokens
+    (``T = 0``), no alpha (:meth:`Explanation.from_dict` of the stored explanation, which the pin schema
+    holds to the pin's text and pair)."""
+    return Explanation.from_dict(pin.explanation, tokens=False, model_name=pin.model)
 
 
 def pin_spans(pin: Pin, k: int = 5, overlapping: bool = False) -> list[Span]:
