@@ -158,7 +158,7 @@ def explain_side(explainer: SelfExplainer, text: str, pair: str | None = None) -
         return Side(explainer.explain(text, pair, attentions=True))
     instance = explainer.instance(text, pair)
     batch = instance.batch
-    with explainer.lock:  # the gradient pass runs the model too
+    with explainer.exclusive():  # the gradient pass runs the model too
         gradient = get_method("grad_x_input").attribute(explainer, instance)
     fast = batch.word_start is not None  # a fast tokenizer gives its pre-tokenizer words
     words = np.cumsum(batch.word_start[0, instance.positions].numpy()) - 1 if fast else None

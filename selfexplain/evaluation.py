@@ -59,7 +59,7 @@ def predict_examples(
     probabilities = np.zeros((len(examples), config.num_labels), dtype=np.float32)
     layer = explainer.model.span_layer if uniform_alpha else None
     # the uniform switch is model state: with it, nobody else may run until it is switched back
-    with explainer.lock if layer is not None else nullcontext():
+    with explainer.exclusive() if layer is not None else nullcontext():
         saved = layer.uniform if layer is not None else False
         try:
             if layer is not None:

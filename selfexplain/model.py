@@ -105,7 +105,7 @@ class SelfExplainingModel(nn.Module):
         """Within the block the encoder runs PyTorch's fused attention ("sdpa": faster and no
         ``[heads, n, n]`` probabilities kept, so no attention maps either; hidden states agree to ~1e-6),
         where the encoder supports it; its own implementation comes back afterwards. This changes model
-        state: hold the explainer's lock (see :class:`selfexplain.pipeline.SelfExplainer`)."""
+        state: hold the model (:meth:`selfexplain.pipeline.SelfExplainer.exclusive`)."""
         config = self.encoder.config
         current = getattr(config, "_attn_implementation", None)
         switched = False

@@ -7,7 +7,8 @@ model directories can be named with the ``SELFEXPLAIN_MODELS_DIR`` variable.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -61,7 +62,8 @@ class SelfExplainer:
     """A loaded model with its tokenizer; turns text into :class:`Explanation` objects.
 
     :meth:`run` is the only place in the package that calls the model (training, which trains a
-    model object of its own, aside): every forward pass takes :attr:`lock` there."""
+    model object of its own, aside): every forward pass holds the model there, through :meth:`exclusive`,
+    the one way to hold it."""
 
     def __init__(
         self, model: SelfExplainingModel, tokenizer: PreTrainedTokenizerBase, directory: Path | None = None
@@ -69,9 +71,23 @@ class SelfExplainer:
         self.model = model.eval()
         self.tokenizer = prepare_tokenizer(tokenizer)  # decoder tokenizers get a pad token
         self.directory = directory
-        # One model is shared by every app session: forward passes take this lock, and so must
-        # any code that adds hooks or otherwise changes the model's state.
+        # One model is shared by every app session: take it through exclusive(), never this lock directly.
         self.lock = threading.RLock()
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """Hold the model alone for the ``with`` block: the one way to hold it (re-entrant, so a holder may
+        call :meth:`run`, which holds it too).
+
+        One loaded explainer is shared by every Streamlit session (the app caches it across sessions,
+        each session runs its script in its own thread) and by any other threads of a caller. The model
+        has state beyond its weights: captum's hooks (integrated gradients, DeepLift), the span layer's
+        cached projection weights, gradients kept through a backward pass, the fused-attention switch of
+        windowed reads. Every forward pass holds the model (:meth:`run`), and so must any code that adds
+        hooks, changes that state or runs a backward pass, for as long as it does, so that no other
+        session's forward pass sees the model half-changed or adds its own hooks' outputs."""
+        with self.lock:
+            yield
 
     @property
     def config(self) -> ModelConfig:
@@ -88,10 +104,9 @@ class SelfExplainer:
     @property
     def max_tokens(self) -> int:
         """The longest input in tokens, special tokens included."""
-        positions = getattr(self.model.encoder.config, "max_position_embeddings", 512)
         return min(
             self.config.max_length,
-            int(positions) - (2 if self.model.encoder.config.model_type in ("roberta", "xlm-roberta") else 0),
+            self.model.family.usable_positions(self.model.encoder.config),
             int(getattr(self.tokenizer, "model_max_length", 0) or self.config.max_length),
         )
 
@@ -136,7 +151,7 @@ class SelfExplainer:
         grad: bool = False,
         embeds: torch.Tensor | None = None,
     ) -> ModelOutput:
-        """The one forward pass of the package, under :attr:`lock`.
+        """The one forward pass of the package, holding the model (:meth:`exclusive`).
 
         ``inputs``: a batch ``[B, N]`` (an :class:`EncodedBatch` or the model's keyword tensors), or
         the :class:`WindowPlan` of one long text (read with fused attention: no attention maps or
@@ -145,7 +160,7 @@ class SelfExplainer:
         with respect to ``embeds`` or the attention maps); otherwise no graph is built.
         """
         device = self.device
-        with self.lock, torch.set_grad_enabled(grad):
+        with self.exclusive(), torch.set_grad_enabled(grad):
             if isinstance(inputs, WindowPlan):
                 if attentions or hidden_states or embeds is not None:
                     raise ValueError("windows return no attention maps or hidden states and take no embeddings")

@@ -1,7 +1,8 @@
 """One route to the model: ``SelfExplainer.run`` is the only caller of the model in the package
 (training, which trains a model object of its own, and the model's own encoder call aside), and
 every forward of explain, the lab, the attribution methods, anatomy, probing, evaluation, flip and
-compare happens inside it, under the explainer's lock."""
+compare happens inside it, holding the model (``SelfExplainer.exclusive``, the one way to hold it: no
+module but pipeline.py touches the lock behind it)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ from selfexplain.faithfulness.experiment import LabOptions, analyse
 from selfexplain.flip import flip_certificate
 from selfexplain.pipeline import SelfExplainer
 
-PACKAGE = Path(__file__).resolve().parents[1] / "selfexplain"
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "selfexplain"
 # attribute / variable names the model object goes by: calling one of these is a forward pass
 MODEL_NAMES = {"model", "core", "net", "network", "encoder"}
 ALLOWED = {
@@ -64,6 +66,48 @@ def test_only_run_training_and_the_model_call_the_model() -> None:
     assert set(sites) == ALLOWED, sorted(sites)
     run = [line for scope, line in model_calls(PACKAGE / "pipeline.py") if scope == "SelfExplainer.run"]
     assert len(run) == 2  # the model on a batch, forward_windows on a windowed text
+
+
+def lock_uses(path: Path) -> list[int]:
+    """Lines of every ``.lock`` attribute (read, called or entered) in a module."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr == "lock"]
+
+
+def test_no_module_but_the_pipeline_touches_the_lock() -> None:
+    modules = [*PACKAGE.rglob("*.py"), *(ROOT / "pages").rglob("*.py"), ROOT / "app.py", ROOT / "serve.py"]
+    sites = {str(path.relative_to(ROOT)): lines for path in sorted(modules) if (lines := lock_uses(path))}
+    assert set(sites) == {"selfexplain/pipeline.py"}, sites  # everyone else: ``with explainer.exclusive():``
+    assert len(sites["selfexplain/pipeline.py"]) == 2  # made in __init__, held in exclusive()
+
+
+def test_lock_uses_are_found(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text("def f(explainer):\n    with explainer.lock:\n        pass\n    explainer.lock.acquire()\n")
+    assert lock_uses(module) == [2, 4]
+
+
+def test_exclusive_holds_the_one_lock_and_keeps_others_out(tiny_encoder: Path) -> None:
+    explainer = make_explainer(tiny_encoder, seed=7)
+    got: list[bool] = []
+    with explainer.exclusive():
+        assert explainer.lock._is_owned()  # type: ignore[attr-defined]
+        with explainer.exclusive():  # re-entrant: a holder may call run, which holds it too
+            explainer.predict(["good film"])
+        other = threading.Thread(target=lambda: got.append(explainer.lock.acquire(timeout=0.05)))
+        other.start()
+        other.join()
+        assert got == [False]  # another thread (another session) waits
+    assert not explainer.lock._is_owned()  # type: ignore[attr-defined]
+
+    def hold() -> None:
+        with explainer.exclusive():
+            got.append(explainer.lock._is_owned())  # type: ignore[attr-defined]
+
+    other = threading.Thread(target=hold)
+    other.start()
+    other.join()
+    assert got == [False, True]  # free again once released
 
 
 @pytest.fixture

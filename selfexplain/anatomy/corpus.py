@@ -99,9 +99,9 @@ def attention_anatomy(
         batch = explainer.plan(texts, pairs, long="truncate").batches[0][1]
         inputs = batch.model_inputs(device)
         map_grads: tuple[torch.Tensor, ...] = ()
-        # the model is shared (app sessions): hold its lock through the backward pass too, and take
+        # the model is shared (app sessions): hold it (exclusive) through the backward pass too, and take
         # gradients of the attention maps only (torch.autograd.grad), so no parameter's .grad is written
-        with explainer.lock, torch.set_grad_enabled(gradients):
+        with explainer.exclusive(), torch.set_grad_enabled(gradients):
             out = explainer.run(batch, attentions=True, grad=gradients)
             maps = out.attentions
             assert maps is not None

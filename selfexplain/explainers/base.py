@@ -130,7 +130,7 @@ class EmbeddingClassifier(nn.Module):
     """ids ``[K, N]`` -> logits ``[K, C]`` of the instance through :func:`embedding_logits`.
 
     ``words`` is the layer captum's layer methods attribute to; the network is registered as a
-    submodule so DeepLift finds its nonlinearities. Use it under ``explainer.lock`` (captum adds hooks).
+    submodule so DeepLift finds its nonlinearities. Use it under ``explainer.exclusive()`` (captum adds hooks).
     """
 
     def __init__(self, explainer: SelfExplainer, instance: Instance) -> None:

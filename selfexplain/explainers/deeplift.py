@@ -40,7 +40,7 @@ class DeepLiftMethod(AttributionMethod):
     def attribute(self, explainer: SelfExplainer, instance: Instance) -> np.ndarray:
         classifier = EmbeddingClassifier(explainer, instance)
         baselines = baseline_ids(explainer, instance, self.baseline)  # [1, N]
-        with explainer.lock, warnings.catch_warnings():  # captum hooks the network's nonlinear modules
+        with explainer.exclusive(), warnings.catch_warnings():  # captum hooks the network's nonlinear modules
             warnings.filterwarnings("ignore", message="Setting forward, backward hooks", category=UserWarning)
             attributions = LayerDeepLift(classifier, classifier.words).attribute(
                 instance.batch.input_ids.to(baselines.device), baselines=baselines, target=instance.target

@@ -49,7 +49,7 @@ class IntegratedGradientsMethod(AttributionMethod):
     def attribute(self, explainer: SelfExplainer, instance: Instance) -> np.ndarray:
         classifier = EmbeddingClassifier(explainer, instance)
         baselines = baseline_ids(explainer, instance, self.baseline)  # [1, N]
-        with explainer.lock:  # captum hooks the embedding layer for the duration of the call
+        with explainer.exclusive():  # captum hooks the embedding layer for the duration of the call
             attributions = LayerIntegratedGradients(classifier, classifier.words).attribute(
                 instance.batch.input_ids.to(baselines.device),
                 baselines=baselines,

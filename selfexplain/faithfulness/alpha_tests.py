@@ -88,7 +88,7 @@ def span_view(explainer: SelfExplainer, instance: Instance) -> SpanView:
     assert output.span_valid is not None and output.span_ends is not None and output.alpha is not None
     valid = output.span_valid[0]
     starts, ends = output.span_starts[valid], output.span_ends[valid]
-    with explainer.lock:  # the span layer caches its projection weights: model state
+    with explainer.exclusive():  # the span layer caches its projection weights: model state
         features = net.span_layer.token_features(output.span_inputs)
         vectors = net.span_layer.span_vectors(features, starts, ends)[0]  # [V, H]
     segments = shares = None

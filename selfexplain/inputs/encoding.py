@@ -12,6 +12,8 @@ import numpy as np
 import torch
 from transformers import PreTrainedTokenizerBase
 
+from selfexplain.families import Family
+
 WHITESPACE = np.array([ord(c) for c in " \t\n\r\x0b\x0c\u00a0\u2009\u3000"], dtype=np.uint32)
 
 
@@ -139,10 +141,9 @@ def trim_offsets(
 
 def readable(offsets: Sequence[tuple[int, int]]) -> np.ndarray:
     """``[N]`` bool: the pieces that keep a character once :func:`trim_offsets` has left leading whitespace
-    out. A piece that is only whitespace (byte-level BPE's lone "Ġ" from a double space) is no word: no span
-    starts or ends on it, on the short path (:func:`assemble`) as in windows."""
-    row = np.asarray(offsets, dtype=np.int64).reshape(-1, 2)
-    return row[:, 0] < row[:, 1]
+    out, the pieces a span may start or end on, on the short path (:func:`assemble`) as in windows. Which
+    pieces are only whitespace is the family adapter's rule (:meth:`~selfexplain.families.Family.blank_pieces`)."""
+    return ~Family.blank_pieces(offsets)
 
 
 def word_keys(
