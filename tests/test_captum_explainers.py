@@ -42,8 +42,9 @@ def direct_logits(model: SelfExplainer, instance: Instance, embeds: torch.Tensor
 def direct_gradient(model: SelfExplainer, instance: Instance) -> tuple[torch.Tensor, torch.Tensor]:
     """Word embeddings ``[N, H]`` and the target logit's gradient there ``[N, H]`` by plain autograd."""
     embeds = model.model.encoder.get_input_embeddings()(instance.batch.input_ids).detach().requires_grad_(True)
-    direct_logits(model, instance, embeds)[instance.target].backward()
-    return embeds.detach()[0], embeds.grad[0]
+    # autograd.grad, not backward(): the shared session models must keep no parameter gradients
+    (grad,) = torch.autograd.grad(direct_logits(model, instance, embeds)[instance.target], embeds)
+    return embeds.detach()[0], grad[0]
 
 
 def pad_vector(model: SelfExplainer) -> torch.Tensor:
