@@ -50,3 +50,48 @@ def test_three_long_texts_in_one_session_open_without_an_error(doc_model: Path) 
         chosen = at.session_state["doc_part"]
         assert isinstance(chosen, int) and 0 <= chosen < paragraphs
         assert any(": tokens" in caption.value and caption.value.startswith("P") for caption in at.caption)
+
+
+def test_the_server_keeps_two_window_attentions_and_documents_within_the_byte_budget(
+    doc_model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 24 item 7: a window's attention maps weigh L x heads x n^2 floats (75 MB for MiniLM), and
+    st.cache_data kept 32 of them and 8 documents per server (+1.5 GB over 30 long texts). Now the last
+    two windows are kept, and documents live in the byte-bounded results cache: going back to the first
+    of three texts runs the model again."""
+    from pages.parts import document_panel
+    from pages.ui.loading import results_cache
+    from selfexplain.pipeline import SelfExplainer
+
+    calls: list[str] = []
+    original_document, original_window = SelfExplainer.explain_document, SelfExplainer.window_attentions
+
+    def explain_document(self, *args, **kwargs):
+        calls.append("document")
+        return original_document(self, *args, **kwargs)
+
+    def window_attentions(self, *args, **kwargs):
+        calls.append("window")
+        return original_window(self, *args, **kwargs)
+
+    monkeypatch.setattr(SelfExplainer, "explain_document", explain_document)
+    monkeypatch.setattr(SelfExplainer, "window_attentions", window_attentions)
+    monkeypatch.setenv("SELFEXPLAIN_CACHE_MB", "1")
+    results_cache.clear()
+    document_panel.cached_window_attention.clear()
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.run()
+    at.selectbox(key="model_choice").set_value("Other folder…").run()
+    at.text_input(key="model_path").input(str(doc_model)).run()
+    texts = [document_text(topic, 16) for topic in ("plot", "music", "set")]
+    for text in texts:
+        at.text_area(key="text").input(text).run()
+        assert not at.exception, at.exception
+    assert calls.count("document") == 3 and calls.count("window") == 3
+    assert results_cache().bytes <= 2**20
+    calls.clear()
+    at.text_area(key="text").input(texts[0]).run()  # its window left the two kept; its document, the budget
+    assert not at.exception, at.exception
+    assert calls == ["document", "window"]
+    results_cache.clear()
+    document_panel.cached_window_attention.clear()

@@ -16,7 +16,7 @@ import numpy as np
 import streamlit as st
 
 from pages.ui import PLOT_CONFIG
-from pages.ui.loading import cached_explainer
+from pages.ui.loading import cached_explainer, cached_result
 from selfexplain.attention import AGGREGATES
 from selfexplain.document import Document, WindowAttention
 from selfexplain.document_parts import PART_LEVELS, DocumentParts
@@ -47,14 +47,22 @@ def cached_token_count(directory: str, text: str) -> int:
     return cached_explainer(directory).token_counts([text])[0]
 
 
-@st.cache_data(show_spinner="Reading the document window by window…", max_entries=8)
 def cached_document(directory: str, text: str) -> Document:
-    """The model runs only when the text (or the model) changes."""
-    return cached_explainer(directory).explain_document(text)
+    """The model runs only when the text (or the model) changes; kept in the byte-bounded results cache
+    that every session shares (no copy per rerun)."""
+    return cached_result(
+        ("document", directory, text),
+        "Reading the document window by window…",
+        lambda: cached_explainer(directory).explain_document(text),
+    )
 
 
-@st.cache_data(show_spinner="Running the window again for its attention…", max_entries=32)
+# One window's maps weigh L x heads x n^2 floats (75 MB for MiniLM at 512 tokens), more than the whole
+# results cache: the last two are kept, shared, not copied. (st.cache_data kept 32 copies: a session over
+# 30 long texts grew the server by 1.5 GB, issue 24 item 7.)
+@st.cache_resource(show_spinner="Running the window again for its attention…", max_entries=2)
 def cached_window_attention(directory: str, text: str, window_start: int) -> WindowAttention:
+    """One window's attention maps ``[L, heads, n, n]`` (read-only: sessions share the object)."""
     return cached_explainer(directory).window_attentions(text, window_start)
 
 

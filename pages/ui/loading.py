@@ -35,15 +35,25 @@ def results_cache() -> ByteCache[object]:
     return ByteCache(cache_budget_bytes())
 
 
+def cached_result(key: tuple, label: str, compute: Callable[[], T]) -> T:
+    """``compute()`` once per ``key`` and process, with a spinner saying ``label`` while it runs, kept in
+    the byte-bounded :func:`results_cache`. Sessions share the result object (read-only), so a rerun
+    copies nothing."""
+
+    def run() -> T:
+        with st.spinner(label):
+            return compute()
+
+    return results_cache().get_or_compute(key, run)  # type: ignore[return-value]
+
+
 def cached_explanation(directory: str, text: str, pair: str | None) -> Explanation:
-    """The model runs only when the input (or the model) changes. Sessions share the result object
-    (read-only), so a rerun copies nothing."""
-
-    def compute() -> Explanation:
-        with st.spinner("Explaining…"):
-            return cached_explainer(directory).explain(text, pair=pair, attentions=True)
-
-    return results_cache().get_or_compute(("explanation", directory, text, pair), compute)  # type: ignore[return-value]
+    """The model runs only when the input (or the model) changes."""
+    return cached_result(
+        ("explanation", directory, text, pair),
+        "Explaining…",
+        lambda: cached_explainer(directory).explain(text, pair=pair, attentions=True),
+    )
 
 
 def cached_with_progress(key: tuple, label: str, compute: Callable[[Callable[[float], None]], T]) -> T:
