@@ -9,76 +9,37 @@ Run: streamlit run serve.py (the model loaded when the server starts) or streaml
 
 from __future__ import annotations
 
-import json
 from contextlib import nullcontext
-from functools import partial
 
 import streamlit as st
-from plotly.graph_objects import Figure
 
-from pages.parts.attention_panel import attention_figure_for, on_model_view_select, render_attention
 from pages.parts.document_panel import render_long_document
 from pages.parts.edit_panel import render_edit_panel
+from pages.parts.evidence_panel import render_evidence_controls, render_grids, render_highlight, render_span_table
 from pages.parts.flip_panel import render_flip
-from pages.parts.grid_panel import render_grid, shown_explanation
 from pages.parts.pin_link import open_linked_pin
+from pages.parts.prediction_panel import render_prediction
 from pages.parts.present_panel import PRESENT_INTRO, render_presentation
-from pages.parts.second_opinion_panel import render_second_opinion
-from pages.parts.surrogate_panel import render_surrogate_check
+from pages.parts.tools_panel import render_downloads, render_model_view
 from pages.parts.view_state import (
     apply_linked_span,
     bind,
     example_on_model_switch,
     init_inputs,
     init_view,
-    keep_top_k,
-    kept,
-    remember,
-    selected_span,
     use_example,
     write_view,
 )
-from pages.ui import PLOT_CONFIG
 from pages.ui.examples import examples_for, opening_example
 from pages.ui.gallery import pin_widget
 from pages.ui.input_limit import input_limit, input_limit_caption
 from pages.ui.loading import cached_explanation
 from pages.ui.navigation import sidebar_navigation
 from pages.ui.picker import model_picker
-from selfexplain.explanation import Explanation, Span
-from selfexplain.views.evidence import selected_caption, weight_sentence
-from selfexplain.views.figures import (
-    model_view_figure,
-    probability_figure,
-    span_table,
-)
-from selfexplain.views.highlight import escape_text, highlight_html
-from selfexplain.views.html_report import report_html
-from selfexplain.words import LEVELS, Level
+from selfexplain.explanation import Explanation
+from selfexplain.views.highlight import escape_text
 
 st.set_page_config(page_title="selfexplain · Explain", page_icon=":mag:", layout="wide")
-
-
-def on_table_select() -> None:
-    """A row of the span table was ticked: select its span (once per new selection)."""
-    rows = st.session_state.get("span_table", {}).get("selection", {}).get("rows", [])
-    if rows:
-        explanation = shown_explanation()
-        remember(explanation, explanation.evidence_spans(20)[rows[0]])  # the table lists these
-
-
-def explanation_json(explanation: Explanation) -> str:
-    """Every span that carries weight (alpha above 0: every valid span for softmax alpha) as JSON: built
-    only when the download is clicked (a long text has ~10^6 spans)."""
-    return json.dumps(explanation.to_dict(top_k=explanation.num_evidence), indent=1)
-
-
-def explanation_report(explanation: Explanation, spans: list[Span], grid: Figure, level: Level) -> str:
-    """The offline HTML report, with its figures built only when the download is clicked."""
-    figures = [probability_figure(explanation), grid]
-    if explanation.attentions is not None:
-        figures.append(attention_figure_for(explanation, level))
-    return report_html(explanation, spans, figures)
 
 
 def main() -> None:
@@ -178,116 +139,15 @@ def render_inputs(model_name: str, pair_model: bool) -> tuple[str, str | None]:
 def render(explanation: Explanation) -> None:
     """The prediction, highlighted spans, the alpha grid beside the attention grid, the controls and tools
     (presentation mode has its own view: :func:`pages.parts.present_panel.render_presentation`)."""
-    head, bars = st.columns([1, 2])
-    head.metric("Prediction", explanation.label)
-    head.caption(f"{explanation.confidence:.1%} confidence · model {escape_text(explanation.model_name)}")
-    probabilities = probability_figure(explanation)
-    # theme=None: views.style already styles it, and Streamlit's theme is restyled in the browser each time
-    bars.plotly_chart(probabilities, config=PLOT_CONFIG, key="probabilities", theme=None)
-    bars.caption(
-        "Each bar is the probability the model gives one label; the highlighted bar is its prediction. "
-        "The spans below are what the classifier read to get there."
-    )
-    render_surrogate_check(explanation, st.session_state.model_directory)  # a surrogate: its teacher's answer too
-
-    st.subheader("What the model relied on")
-    evidence = explanation.evidence_spans(20)  # a span with alpha 0 is never shown, ranked or counted
-    sentence = weight_sentence(evidence, explanation.num_evidence, int(explanation.span_mask.sum()))
-    if sentence:
-        st.markdown(sentence)
-    st.session_state.setdefault("top_k_wanted", 5)  # the span count asked for (kept in the link)
-    overlapping = bool(kept("overlapping", False))
-    level = kept("grid_level") or ("word" if explanation.span_unit == "word" else "token")
-    most = len(evidence)  # the slider offers no more spans than carry weight (at most 20)
-    k = min(int(st.session_state.top_k_wanted), most)
-    c1, c2, c3 = st.columns([2, 2, 3])
-    if most >= 2:
-        st.session_state.top_k = k  # the wish, bounded by this input's spans; moving the slider sets the wish
-        k = c1.slider(
-            "Spans to show",
-            1,
-            most,
-            key="top_k",
-            on_change=keep_top_k,
-            help=f"{explanation.num_evidence:,} spans carry weight (alpha above 0)",
-        )
-    else:
-        c1.caption("One span carries weight." if most == 1 else "No span carries weight.")
-    overlapping = c2.toggle("Allow overlapping spans", key="overlapping", **bind("overlapping", overlapping))
-    level = c3.segmented_control(
-        "Grid level",
-        LEVELS,
-        key="grid_level",
-        help="merge wordpieces into words, or words into sentences (for long texts)",
-        **bind("grid_level", level),
-    ) or level  # fmt: skip
-    spans = evidence[:k] if overlapping else explanation.top_spans_non_overlapping(k)  # weighted spans only
-    highlight_target = st.empty()
-
-    grid_col, attn_col = st.columns(2, gap="large")
-    with grid_col:
-        grid, view = render_grid(explanation, level)
-    with attn_col:
-        render_attention(explanation, level, view)
-    render_second_opinion(explanation, st.session_state.model_directory)
-
-    table = span_table(explanation, 20)  # row i is evidence_spans(20)[i]: spans with alpha 0 are not listed
-    zeros = int(explanation.span_mask.sum()) - explanation.num_evidence
-    st.caption(
-        f"Top {len(table)} spans by alpha — select a row to highlight it in the text."
-        + (f" The other {zeros:,} spans have alpha 0 (this model's alpha is sparse)." if zeros > 0 else "")
-    )
-    st.dataframe(
-        table.drop(columns=["start_token", "end_token"]),
-        on_select=on_table_select,
-        selection_mode="single-row",
-        hide_index=True,
-        key="span_table",
-        column_config={"alpha": st.column_config.ProgressColumn("alpha", format="%.4f", min_value=0.0, max_value=1.0)},
-    )
-    selection = selected_span(explanation)
-    with highlight_target.container():
-        st.html(highlight_html(explanation, spans, selection))
-        if selection is not None:
-            st.caption(selected_caption(selection))
-
+    render_prediction(explanation)
+    spans, level, highlight_target = render_evidence_controls(explanation)
+    grid = render_grids(explanation, level)
+    render_span_table(explanation)
+    selection = render_highlight(explanation, spans, highlight_target)  # after the table: its selection shows
     render_edit_panel(explanation, st.session_state.model_directory, selection)
     render_flip(explanation)
-
-    with st.expander("Model view: every layer and head"):
-        if explanation.attentions is None:
-            st.info("Attention maps are shown for inputs that fit one encoder window.")
-        # drawn only when asked: a collapsed expander still runs its contents and ships the figure
-        elif st.toggle("Show every layer and head", key="show_model_view"):
-            st.plotly_chart(
-                model_view_figure(explanation.attentions),
-                on_select=on_model_view_select,
-                selection_mode="points",
-                key="model_view",
-                config=PLOT_CONFIG,
-            )
-
-    # Both files are built on click (deferred). A click must not rerun the script: the rerun replaces
-    # every deferred file with a new one, and a download request that arrives after it finished (the
-    # clicked one under load, or the report clicked next) found its file gone (MediaFileStorageError,
-    # issue 23 defect 5). The data depends only on the shown explanation, so nothing needs the rerun.
-    d1, d2 = st.columns(2)
-    d1.download_button(
-        "Download explanation (JSON)",
-        partial(explanation_json, explanation),
-        file_name="explanation.json",
-        mime="application/json",
-        key="download_json",
-        on_click="ignore",
-    )
-    d2.download_button(
-        "Download report (HTML, works offline)",
-        partial(explanation_report, explanation, spans, grid, level),
-        file_name="selfexplain-report.html",
-        mime="text/html",
-        key="download_html",
-        on_click="ignore",
-    )
+    render_model_view(explanation)
+    render_downloads(explanation, spans, grid, level)
 
 
 main()

@@ -9,7 +9,6 @@ outside it, so a slow input never blocks other sessions' cache hits.
 from __future__ import annotations
 
 import dataclasses
-import os
 import sys
 import threading
 from collections import OrderedDict
@@ -18,18 +17,15 @@ from typing import Generic, TypeVar
 
 import numpy as np
 
+from selfexplain import settings
+from selfexplain.settings import DEFAULT_CACHE_MB as DEFAULT_CACHE_MB  # re-exported
+
 V = TypeVar("V")
-DEFAULT_CACHE_MB = 64  # ~90 short explanations with their attention maps; a rerun (a click) never recomputes
 
 
 def cache_budget_bytes() -> int:
     """The app's cache budget: ``SELFEXPLAIN_CACHE_MB`` megabytes (default 64); a bad value falls back."""
-    raw = os.environ.get("SELFEXPLAIN_CACHE_MB", "")
-    try:
-        megabytes = int(raw) if raw.strip() else DEFAULT_CACHE_MB
-    except ValueError:
-        megabytes = DEFAULT_CACHE_MB
-    return max(1, megabytes) * 2**20
+    return settings.cache_mb() * 2**20
 
 
 def weigh(value: object, _depth: int = 0) -> int:

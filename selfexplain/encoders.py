@@ -7,12 +7,12 @@ Weights are only ever read from safetensors and ``trust_remote_code`` is never s
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from transformers import AutoConfig, AutoModel, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
 from transformers.utils import logging as hf_logging
 
+from selfexplain import settings
 from selfexplain.errors import EncoderNotFoundError, UnsafeWeightsError
 from selfexplain.families import prepare_tokenizer
 
@@ -62,7 +62,7 @@ def hub_allowed() -> bool:
     """Whether a name that is not a local folder may be fetched from the Hugging Face Hub. On by default
     for the library and CLI (``train --encoder bert-base-uncased``); the app turns it off unless its
     operator sets ``SELFEXPLAIN_HUB=1``, so a model folder naming a Hub id never makes a server reach out."""
-    return os.environ.get("SELFEXPLAIN_HUB", "1").strip().lower() not in ("0", "false", "no")
+    return settings.hub()
 
 
 def _not_local(name: str, err: Exception) -> EncoderNotFoundError:

@@ -3,30 +3,31 @@
 The character limit is a setting: ``SELFEXPLAIN_MAX_CHARS`` in the environment (default
 100,000) or ``--max-chars N`` on the commands that take text (the flag sets the variable for
 its own process, so worker processes see it too). Every reader goes through
-:func:`max_input_chars`. The span limit scales with it (:func:`max_spans`), so raising the
-character limit never leaves a text refused for its span count alone.
+:func:`max_input_chars` (which reads the variable through :func:`selfexplain.settings.max_chars`). The
+span limit scales with it (:func:`max_spans`), so raising the character limit never leaves a text
+refused for its span count alone.
 
 Text read from a file or a stream (``explain --file``, ``explain -``) goes through
 :func:`read_limited_text`: it reads chunk by chunk and stops one chunk past the limit, so memory stays
 small whatever the input (``/dev/zero``, gigabytes on standard input) and such an input is refused
 in a fraction of a second.
 
-Imports nothing but :mod:`selfexplain.errors`, so the command line can check the flag
-before torch is loaded.
+Imports nothing but :mod:`selfexplain.errors` and :mod:`selfexplain.settings`, so the command line can
+check the flag before torch is loaded.
 """
 
 from __future__ import annotations
 
 import codecs
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import BinaryIO
 
+from selfexplain import settings
 from selfexplain.errors import InvalidInputError
+from selfexplain.settings import DEFAULT_MAX_INPUT_CHARS as DEFAULT_MAX_INPUT_CHARS  # re-exported
+from selfexplain.settings import MAX_CHARS_VARIABLE, parse_max_chars
 
-MAX_CHARS_VARIABLE = "SELFEXPLAIN_MAX_CHARS"
-DEFAULT_MAX_INPUT_CHARS = 100_000
 # Spans allowed per character of the limit. A window of n tokens holds about n spans ending at each
 # token it owns (n(n+1)/2 for the first), and a token is at least one character, so 200 spans a
 # character holds any text of English words at the default stride; the span arrays then stay a few
@@ -36,20 +37,10 @@ READ_CHUNK_BYTES = 1 << 16  # bounded reads hold at most the limit plus one chun
 DENSE_MAX_TOKENS = 8_192  # a dense [T, T] Explanation above this would hold over 300 MB of alpha and mask
 
 
-def parse_max_chars(value: str | int, source: str) -> int:
-    """A character limit from ``value`` (digits, ``_`` or ``,`` separators allowed); ``source`` names
-    where it came from in the error. Raises :class:`InvalidInputError` unless it is a whole number >= 1."""
-    text = str(value).strip().replace("_", "").replace(",", "")
-    if not text.isdigit() or int(text) < 1:
-        raise InvalidInputError(f"{source} must be a whole number of characters, at least 1 (got {str(value)!r})")
-    return int(text)
-
-
 def max_input_chars() -> int:
     """The longest text (in characters) any command, the app or the library accepts: the value of
     ``SELFEXPLAIN_MAX_CHARS``, or 100,000 when it is unset or empty."""
-    value = os.environ.get(MAX_CHARS_VARIABLE, "").strip()
-    return parse_max_chars(value, MAX_CHARS_VARIABLE) if value else DEFAULT_MAX_INPUT_CHARS
+    return settings.max_chars()
 
 
 def max_spans() -> int:
@@ -70,16 +61,8 @@ def max_chars_setting(value: str | int | None) -> Iterator[None]:
     if value is None:
         yield
         return
-    limit = parse_max_chars(value, "--max-chars")
-    saved = os.environ.get(MAX_CHARS_VARIABLE)
-    os.environ[MAX_CHARS_VARIABLE] = str(limit)
-    try:
+    with settings.max_chars_override(parse_max_chars(value, "--max-chars")):
         yield
-    finally:
-        if saved is None:
-            os.environ.pop(MAX_CHARS_VARIABLE, None)
-        else:
-            os.environ[MAX_CHARS_VARIABLE] = saved
 
 
 def read_limited_text(handle: BinaryIO, where: str, limit: int | None = None) -> str:

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+from selfexplain import settings
 from selfexplain.config import CONFIG_FILE
 from selfexplain.errors import UnknownModelError
 
@@ -15,8 +15,8 @@ DEFAULT_MODEL = "sst5-minilm"
 
 def models_folders() -> list[Path]:
     """Folders searched for models by name: ``$SELFEXPLAIN_MODELS_DIR`` first, then the shipped ones."""
-    extra = os.environ.get("SELFEXPLAIN_MODELS_DIR")
-    return ([Path(extra)] if extra else []) + [SHIPPED_MODELS_DIR]
+    extra = settings.models_dir()
+    return ([extra] if extra is not None else []) + [SHIPPED_MODELS_DIR]
 
 
 def available_models() -> dict[str, Path]:
@@ -32,7 +32,7 @@ def available_models() -> dict[str, Path]:
 def restricted() -> bool:
     """``SELFEXPLAIN_RESTRICT_MODELS=1`` (the app's default; off for the library and CLI): models load by
     name, or by a path inside the models folders, and nothing else."""
-    return os.environ.get("SELFEXPLAIN_RESTRICT_MODELS", "").lower() in ("1", "true", "yes")
+    return settings.restrict_models()
 
 
 def resolve_model(name_or_path: str | Path | None = None) -> Path:

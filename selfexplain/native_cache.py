@@ -29,6 +29,7 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
+from selfexplain import settings
 from selfexplain.private_paths import file_digest, private_folder, read_small_file
 
 RECORD_SUFFIX = ".sha256"
@@ -48,7 +49,7 @@ def cpu_name() -> str:
 
 
 def cache_root() -> Path:
-    return Path(os.environ.get("SELFEXPLAIN_CACHE") or Path.home() / ".cache" / "selfexplain") / "native"
+    return settings.cache_dir() / "native"
 
 
 def library_path(source: Path, flags: Sequence[str], compiler: str) -> Path:

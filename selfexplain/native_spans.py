@@ -21,12 +21,12 @@ results never depend on it. Its tanh is a rational approximation (max abs error 
 from __future__ import annotations
 
 import ctypes
-import os
 import warnings
 from pathlib import Path
 
 import torch
 
+from selfexplain import settings
 from selfexplain.native_cache import load_library
 from selfexplain.streaming_softmax import merge_chunks
 
@@ -50,7 +50,7 @@ _failure: str | None = None
 
 def fusion_allowed() -> bool:
     """False when ``SELFEXPLAIN_FUSED=0`` or building the kernels has failed in this process."""
-    return os.environ.get("SELFEXPLAIN_FUSED", "1") != "0" and _failure is None
+    return settings.fused() and _failure is None
 
 
 def _build() -> ctypes.CDLL:

@@ -7,18 +7,15 @@
 - :mod:`pages.ui.navigation`: the sidebar links to every page
 - :mod:`pages.ui.surrogate`: a surrogate's note (whose model it imitates, how closely: ``selfexplain distill``)
 
-Importing any of them applies the deployment defaults below and defines the constants every page shares.
+This package defines the constants every page shares; importing it changes nothing. The deployment
+defaults (models restricted to the models folders, no Hub downloads: :func:`selfexplain.settings.apply_app_defaults`)
+are applied at the start of every page's run by :func:`pages.ui.navigation.sidebar_navigation`, and by the
+start-up hook of ``serve.py`` (:func:`pages.ui.warmup.warm_default_model`).
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-
-# A Streamlit server is a shared deployment: models load by name from the models folders and nothing is
-# downloaded from the Hub, unless its operator opts in (SELFEXPLAIN_RESTRICT_MODELS=0, SELFEXPLAIN_HUB=1).
-os.environ.setdefault("SELFEXPLAIN_RESTRICT_MODELS", "1")
-os.environ.setdefault("SELFEXPLAIN_HUB", "0")
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 # plotly toolbar for every chart: no logo, PNG export at twice the screen resolution

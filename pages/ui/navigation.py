@@ -9,6 +9,8 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from selfexplain.settings import apply_app_defaults
+
 APP = Path(__file__).resolve().parents[2] / "app.py"
 
 # (script, label): scripts relative to the app's folder, in the order of the pages/ file numbers
@@ -27,11 +29,14 @@ PAGES: tuple[tuple[str, str], ...] = (
 
 
 def sidebar_navigation() -> None:
-    """A link to every page at the top of the sidebar (the open page is marked by Streamlit). Call it
-    first in a page's ``main()`` so the links sit above the page's own sidebar controls.
+    """The app's deployment defaults (:func:`selfexplain.settings.apply_app_defaults`: models restricted,
+    no Hub, unless the operator set otherwise), then a link to every page at the top of the sidebar (the
+    open page is marked by Streamlit). Call it first in a page's ``main()``: before anything loads a model,
+    and so the links sit above the page's own sidebar controls.
 
-    Drawn only when the app is served from app.py: a page run on its own (``streamlit run pages/X.py``,
-    an AppTest of one page file) has no other pages to link to."""
+    The links are drawn only when the app is served from app.py: a page run on its own (``streamlit run
+    pages/X.py``, an AppTest of one page file) has no other pages to link to."""
+    apply_app_defaults()
     context = get_script_run_ctx()
     if context is None or Path(context.main_script_path).resolve() != APP:
         return

@@ -13,6 +13,7 @@ from pages.ui.examples import examples_for, opening_example
 from pages.ui.loading import cached_explainer, cached_explanation
 from selfexplain.errors import USER_ERRORS
 from selfexplain.pipeline import DEFAULT_MODEL, resolve_model
+from selfexplain.settings import apply_app_defaults
 
 LOG = get_logger(__name__)  # Streamlit's handler: the lines appear in the server's log
 
@@ -21,6 +22,7 @@ def warm_default_model(model: str = DEFAULT_MODEL) -> float | None:
     """Load ``model`` and explain its opening example into the shared caches; returns the seconds it
     took, or None (with the reason logged) when the model cannot load: the app then loads it on first
     use and shows the error there, as without a warm-up."""
+    apply_app_defaults()  # as the pages do on every run: the model resolves as a visitor's would
     started = time.perf_counter()
     # outside any session the caches warn "missing ScriptRunContext" on each call; expected here
     logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").setLevel(logging.ERROR)

@@ -16,7 +16,6 @@ IMMEDIATE``, so concurrent writers queue instead of failing.
 
 from __future__ import annotations
 
-import os
 import random
 import sqlite3
 import time
@@ -27,6 +26,7 @@ import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
+from selfexplain import settings
 from selfexplain.errors import GalleryDatabaseError
 from selfexplain.private_paths import UnsafePathError, private_file, private_folder
 
@@ -37,18 +37,14 @@ HOME_HINT = "the gallery must be private: point SELFEXPLAIN_HOME at a folder of 
 
 def gallery_home() -> Path:
     """``$SELFEXPLAIN_HOME``, else ``$XDG_DATA_HOME/selfexplain``, else ``~/.local/share/selfexplain``."""
-    explicit = os.environ.get("SELFEXPLAIN_HOME")
-    if explicit:
-        return Path(explicit).expanduser()
-    data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(data_home).expanduser() / "selfexplain"
+    return settings.home()
 
 
 def database_url() -> str:
     """``$SELFEXPLAIN_DB_URL``, else the SQLite file in :func:`gallery_home`, its folder checked private
     (created 0700) and the file created 0600; GalleryDatabaseError when the folder is not private."""
-    explicit = os.environ.get("SELFEXPLAIN_DB_URL", "").strip()
-    if explicit:
+    explicit = settings.db_url()
+    if explicit is not None:
         return explicit
     home = gallery_home()
     try:

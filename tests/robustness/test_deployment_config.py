@@ -22,7 +22,10 @@ def test_the_app_restricts_models_and_the_hub_unless_the_operator_opts_in() -> N
     import sys
 
     env = {k: v for k, v in os.environ.items() if k not in ("SELFEXPLAIN_RESTRICT_MODELS", "SELFEXPLAIN_HUB")}
-    probe = "import os, pages.ui; print(os.environ['SELFEXPLAIN_RESTRICT_MODELS'], os.environ['SELFEXPLAIN_HUB'])"
+    probe = (  # every page's run starts with sidebar_navigation, which applies the deployment defaults
+        "import os; from pages.ui.navigation import sidebar_navigation; sidebar_navigation(); "
+        "print(os.environ['SELFEXPLAIN_RESTRICT_MODELS'], os.environ['SELFEXPLAIN_HUB'])"
+    )
     root = CONFIG.parents[1]
     shown = subprocess.run([sys.executable, "-c", probe], cwd=root, env=env, capture_output=True, text=True, check=True)
     assert shown.stdout.split() == ["1", "0"]
