@@ -294,14 +294,15 @@ def test_sidebar_names_every_page_and_its_links_open_them(browser, app_url: str)
     page.wait_for_selector(DONE, timeout=90_000)
     sidebar = page.locator("[data-testid='stSidebar']")
     links = sidebar.locator("[data-testid='stPageLink'] a")
-    assert [text.strip() for text in links.all_inner_texts()] == NAV_LABELS
+    # the links' text arrives after the script run (read at once it was empty now and then): wait for it
+    sync_api.expect(links).to_have_text(NAV_LABELS, timeout=60_000)
     assert page.locator("[data-testid='stSidebarNav']").count() == 0
     assert sidebar.get_by_text("app", exact=True).count() == 0
     sidebar.get_by_role("link", name="Faithfulness").click()
     page.wait_for_url(re.compile(re.escape(app_url) + r"/Faithfulness(\?.*)?$"), timeout=60_000)
     page.wait_for_selector("h1:has-text('Faithfulness lab')", timeout=90_000)
     page.wait_for_selector(DONE, timeout=90_000)
-    assert [text.strip() for text in links.all_inner_texts()] == NAV_LABELS
+    sync_api.expect(links).to_have_text(NAV_LABELS, timeout=60_000)
     sidebar.get_by_role("link", name="Explain").click()
     page.wait_for_url(re.compile(re.escape(app_url) + r"/(\?.*)?$"), timeout=60_000)
     page.wait_for_selector("textarea", timeout=90_000)
