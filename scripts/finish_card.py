@@ -46,7 +46,7 @@ def main() -> None:
     parser.add_argument("--limitation", action="append", default=[])
     parser.add_argument("--dataset", action="append", default=[], help="Hub id of the data set (model card metadata)")
     parser.add_argument("--data", nargs=2, action="append", default=[], metavar=("PART", "DESCRIPTION"),
-                        help="a row of 'What it was trained on' (a two-stage model's stage 1)")  # fmt: skip
+                        help="a row of 'What it was trained on' (what a bare file name does not say)")  # fmt: skip
     args = parser.parse_args()
     card = read_model_card(args.model)
     baseline = json.loads((args.baseline / "selfexplain.json").read_text(encoding="utf-8"))
@@ -54,7 +54,7 @@ def main() -> None:
     card = replace(
         card,
         baseline=f"{baseline['name']}: linear head on mean pooling, same encoder, data, budget and seed "
-        "(stage 1 of this model; see docs/accuracy.md)",
+        "(also this model's distillation teacher; see docs/accuracy.md)",
         baseline_accuracy=float(baseline["metrics"]["test_accuracy"]),
         sharpness=tuple(measures),
         limitations=tuple(dict.fromkeys((*args.limitation, *card.limitations))),
