@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The recipe rows of docs/accuracy.md: equal-budget baselines (seeds 42, 43, 44), every recipe at seed
-# 42 measured on the first 300 SST-5 dev sentences, and the chosen recipe (kd-sic) at seeds 43 and 44.
+# 42 measured on the first 300 SST-5 dev sentences, and each round's choice (kd-sic, then scratch-kd-sic)
+# at seeds 43 and 44.
 # One budget: SST-5 train sentences, 1 epoch, batch 32. A finished run (metrics.json) is skipped.
 # About 4-8 minutes a run on 2 idle cores.
 # Usage: bash scripts/recipe_runs.sh [DATA_DIR] [RUNS_DIR]   (defaults: ../shared/data, runs)
@@ -34,4 +35,6 @@ SPARSE="--normaliser sparsemax --anneal-temperature 10"
   # second round: no warm start (the encoder keeps each span's own words), KL to the baseline, SIC spans
   run scratch-kd-sic 42 --teacher "$RUNS/sst5s-mean-s42/best" --lr 3e-5 $SPARSE --lambda 1
   run scratch-kd-sic-w4 42 --teacher "$RUNS/sst5s-mean-s42/best" --lr 3e-5 $SPARSE --lambda 1 --max-span-width 4
+  # the second round's choice at seeds 43 and 44, each distilled from the baseline of its own seed
+  for seed in 43 44; do run scratch-kd-sic "$seed" --teacher "$RUNS/sst5s-mean-s$seed/best" --lr 3e-5 $SPARSE --lambda 1; done
 }
