@@ -3,7 +3,8 @@ and the gallery (pins shown to the app's visitors).
 
 A folder is created mode 0700 (exactly: ``mkdir``'s mode is reduced by the umask, so it is set again);
 an existing one must be a real folder (not a symbolic link) owned by this user that neither the group nor
-others can write to, or :class:`UnsafePathError` says why and what to do. Files are created mode 0600 and
+others can write to, or :class:`UnsafePathError` says why and what to do; one that others can read (0755)
+is narrowed to 0700. Files are created mode 0600 and
 an existing one of ours is narrowed to 0600; a link or a file of another user is refused. Folders and files
 are never widened and never taken over from another user.
 
@@ -34,8 +35,8 @@ def _lstat(path: Path) -> os.stat_result | None:
 
 def private_folder(folder: Path, hint: str) -> None:
     """Create ``folder`` (and missing parents) with ``folder`` itself mode 0700, or check that the existing
-    one is private enough: a real folder, owned by this user, not writable by group or others. ``hint`` ends
-    the error message (what to do instead)."""
+    one is private enough: a real folder, owned by this user, not writable by group or others (then it is
+    narrowed to 0700 if others could read it). ``hint`` ends the error message (what to do instead)."""
     folder = Path(folder)
     if _lstat(folder) is None:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -47,6 +48,8 @@ def private_folder(folder: Path, hint: str) -> None:
         raise UnsafePathError(f"{folder} is owned by another user; {hint}")
     if info.st_mode & 0o022:
         raise UnsafePathError(f"{folder} is writable by other users (mode {stat.S_IMODE(info.st_mode):o}); {hint}")
+    if info.st_mode & 0o055:  # ours, readable or listable by others (a 0755 folder made before): narrowed
+        os.chmod(folder, stat.S_IMODE(info.st_mode) & 0o700)
 
 
 def private_file(path: Path, hint: str) -> None:

@@ -47,6 +47,14 @@ def test_an_existing_database_of_ours_is_narrowed_to_0600(home: Path) -> None:
     assert mode(home / "gallery.sqlite3") == 0o600
 
 
+def test_an_existing_folder_of_ours_others_can_read_is_narrowed_to_0700(home: Path) -> None:
+    """Attack row 10: a gallery folder made 0755 before was kept though the docs say 0700."""
+    home.mkdir()
+    os.chmod(home, 0o755)
+    GalleryStore().close()
+    assert mode(home) == 0o700
+
+
 @pytest.mark.parametrize("bits", [0o777, 0o775, 0o1777])
 def test_a_folder_others_can_write_is_refused(home: Path, bits: int, capsys: pytest.CaptureFixture[str]) -> None:
     home.mkdir()
