@@ -207,10 +207,10 @@ def test_family_strips_sub_word_markers(adapter_explainer: SelfExplainer) -> Non
 def test_explain_numbers_unchanged_by_the_adapter(adapter_explainer: SelfExplainer, text: str) -> None:
     recorded = RECORDED[adapter_explainer.model.family.name][text]
     explanation = adapter_explainer.explain(text)
-    np.testing.assert_array_equal(explanation.probabilities, np.array(recorded["probabilities"], dtype=np.float32))
+    # recorded in a one-thread process: another thread count rounds float32 matmuls differently (~1e-7), while
+    # a moved position offset or another piece mask changes these numbers by far more (and the spans, counts)
+    np.testing.assert_allclose(explanation.probabilities, recorded["probabilities"], rtol=1e-5, atol=1e-6)
     top = explanation.top_spans(3)
     assert [(s.start_token, s.end_token) for s in top] == [(i, j) for i, j, _ in recorded["top"]]
-    np.testing.assert_array_equal(
-        np.array([s.alpha for s in top], dtype=np.float32), np.array([a for *_, a in recorded["top"]], dtype=np.float32)
-    )
+    np.testing.assert_allclose([s.alpha for s in top], [a for *_, a in recorded["top"]], rtol=1e-5, atol=1e-6)
     assert (explanation.num_tokens, int(explanation.span_mask.sum()), explanation.windows) == recorded["shape"]
