@@ -84,7 +84,12 @@ def show_pin(store, pin: Pin) -> None:
     left, right = st.columns([3, 2])
     with left:
         overlapping = st.toggle("Allow overlapping spans", key="gallery_overlap")
-        k = st.slider("Spans to show", 1, 20, 5, key="gallery_k")
+        most = len(pin_spans(pin, 20, overlapping=True))  # spans with alpha above 0: no more are offered
+        if most >= 2:
+            k = st.slider("Spans to show", 1, most, min(5, most), key=f"gallery_k_{most}")
+        else:
+            k = 1
+            st.caption("One span carries weight." if most == 1 else "No span carries weight.")
         st.html(highlight_html(summary, pin_spans(pin, k, overlapping)))
         kept = pin.explanation.get("stored", {}).get("top_k", len(pin.explanation["spans"]))
         st.caption(f"The pin keeps the top {kept} spans of {pin.explanation['num_valid_spans']:,}, not the grid.")

@@ -130,3 +130,24 @@ def test_bad_database_url_is_shown_not_raised(monkeypatch: pytest.MonkeyPatch) -
     at = gallery()
     assert not at.exception
     assert "cannot be opened: bad gallery database URL" in at.error[0].value and "<b>" not in at.error[0].value
+
+
+def test_a_pin_with_one_weighted_span_offers_no_more(store: GalleryStore, tiny_explainer) -> None:
+    """A sparse explanation's pin: the spans with alpha 0 are never offered (the slider went to 20)."""
+    from dataclasses import replace
+
+    import numpy as np
+
+    explanation = tiny_explainer.explain("A warm and funny story.")
+    top = explanation.top_spans(1)[0]
+    alpha = np.zeros_like(explanation.alpha)
+    alpha[top.start_token, top.end_token] = 1.0
+    pin = store.add(replace(explanation, alpha=alpha), "tiny-sst")
+    at = gallery(pin.id)
+    assert not at.exception
+    assert not [s for s in at.slider if s.label == "Spans to show"]
+    assert "One span carries weight." in [c.value for c in at.caption]
+    several = store.add(explanation, "tiny-sst")  # softmax: every span weighted, at most 20 offered
+    at = gallery(several.id)
+    slider = next(s for s in at.slider if s.label == "Spans to show")
+    assert slider.max == min(20, len(pin_spans(several, 20, overlapping=True))) and slider.value == 5
