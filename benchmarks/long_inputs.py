@@ -58,6 +58,13 @@ OPENERS = ("", "", "", "Sadly, ", "Still, ", "In the end, ", "At times, ", "Oddl
 CLOSERS = (".", ".", ".", ".", "!", "?")
 
 
+def review_sentence(rng: random.Random) -> str:
+    """One film-review sentence from the grammar above."""
+    body = f"{rng.choice(SUBJECTS)} {rng.choice(VERBS)} {rng.choice(OBJECTS)}{rng.choice(TAILS)}"
+    opener = rng.choice(OPENERS)
+    return opener + (body if opener else body[0].upper() + body[1:]) + rng.choice(CLOSERS)
+
+
 def synthetic_document(tokenizer, tokens: int, seed: int = 0) -> str:
     """About ``tokens`` tokens of distinct film-review sentences in paragraphs (seeded)."""
     rng = random.Random(seed)
@@ -67,9 +74,7 @@ def synthetic_document(tokenizer, tokens: int, seed: int = 0) -> str:
         sentences = []
         for _ in range(rng.randint(4, 8)):
             while True:
-                body = f"{rng.choice(SUBJECTS)} {rng.choice(VERBS)} {rng.choice(OBJECTS)}{rng.choice(TAILS)}"
-                opener = rng.choice(OPENERS)
-                sentence = (opener + (body if opener else body[0].upper() + body[1:])) + rng.choice(CLOSERS)
+                sentence = review_sentence(rng)
                 if sentence not in seen:
                     seen.add(sentence)
                     break

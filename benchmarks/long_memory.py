@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))  # the browser tests' server and Chromium launcher
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from browser_support import DONE, app_server, chromium, drawn  # noqa: E402
-from long_inputs import CLOSERS, OBJECTS, OPENERS, SUBJECTS, TAILS, VERBS  # noqa: E402
+from long_inputs import review_sentence  # noqa: E402
 
 TARGET_MB = 100.0
 
@@ -38,9 +38,7 @@ def review(words: int, seed: int) -> str:
     sentences: list[str] = []
     count = 0
     while count < words:
-        body = f"{rng.choice(SUBJECTS)} {rng.choice(VERBS)} {rng.choice(OBJECTS)}{rng.choice(TAILS)}"
-        opener = rng.choice(OPENERS)
-        sentence = opener + (body if opener else body[0].upper() + body[1:]) + rng.choice(CLOSERS)
+        sentence = review_sentence(rng)
         sentences.append(sentence)
         count += len(sentence.split())
     paragraphs = [" ".join(sentences[i : i + 5]) for i in range(0, len(sentences), 5)]

@@ -84,7 +84,8 @@ def show_pin(store, pin: Pin) -> None:
     left, right = st.columns([3, 2])
     with left:
         overlapping = st.toggle("Allow overlapping spans", key="gallery_overlap")
-        most = len(pin_spans(pin, 20, overlapping=True))  # spans with alpha above 0: no more are offered
+        weighted = pin_spans(pin, 20, overlapping=True)  # spans with alpha above 0: no more are offered
+        most = len(weighted)
         if most >= 2:
             k = st.slider("Spans to show", 1, most, min(5, most), key=f"gallery_k_{most}")
         else:
@@ -94,9 +95,8 @@ def show_pin(store, pin: Pin) -> None:
         kept = pin.explanation.get("stored", {}).get("top_k", len(pin.explanation["spans"]))
         st.caption(f"The pin keeps the top {kept} spans of {pin.explanation['num_valid_spans']:,}, not the grid.")
     right.plotly_chart(probability_figure(summary), config=PLOT_CONFIG, key="gallery_probabilities")
-    spans = pin_spans(pin, 20, overlapping=True)
-    if spans:
-        table = pd.DataFrame([{"rank": s.rank, "alpha": s.alpha, "span": s.text} for s in spans])
+    if weighted:
+        table = pd.DataFrame([{"rank": s.rank, "alpha": s.alpha, "span": s.text} for s in weighted])
         st.dataframe(
             table,
             hide_index=True,

@@ -113,7 +113,7 @@ def test_explain_page_with_each_family(family: tuple[str, Path], tmp_path: Path)
 
 
 # --- the family adapter: what pipeline, encoding and anatomy ask it, and explain's numbers recorded before
-# the family rules moved into it (issue 25 item 5; exact equality: the move changes no number) ---
+# the family rules moved into it (issue 25 item 5; spans, counts and windows exact, floats to float32 rounding) ---
 
 ADAPTER_FAMILIES = ("bert", "roberta")
 DOUBLE_SPACE = "the film is good but  slow, and the ending is dull!"  # a lone "Ġ" piece for RoBERTa's BPE
