@@ -5,7 +5,9 @@
 # One budget: SST-5 train sentences, 1 epoch, batch 32. A finished run (metrics.json) is skipped.
 # About 4-8 minutes a run on 2 idle cores.
 # Usage: bash scripts/recipe_runs.sh [DATA_DIR] [RUNS_DIR]   (defaults: ../shared/data, runs)
+#        ONLY="mean scratch-kd-sic-comp" bash scripts/recipe_runs.sh   (only these rows, every seed)
 set -euo pipefail
+ONLY=${ONLY:-}
 DATA=${1:-../shared/data}
 RUNS=${2:-runs}
 mkdir -p "$RUNS"
@@ -14,6 +16,7 @@ COMMON=(--encoder all-MiniLM-L6-v2 --train "$DATA/sst5/train.txt" --dev "$DATA/s
         --labels "very negative,negative,neutral,positive,very positive" --epochs 1 --batch-size 32 --compact --no-progress)
 run() {  # NAME SEED [train options]
   local name=$1 seed=$2; shift 2
+  if [ -n "$ONLY" ] && [[ " $ONLY " != *" $name "* ]]; then return 0; fi
   local out="$RUNS/sst5s-$name-s$seed"
   [ -f "$out/metrics.json" ] || python -m selfexplain.cli train "${COMMON[@]}" --seed "$seed" "$@" --name sst5-minilm --out "$out"
   if [ "$name" != mean ] && [ "$seed" = 42 ] && [ ! -f "$RUNS/sharp-dev300-$name-s$seed/sharpness.csv" ]; then
@@ -37,4 +40,10 @@ SPARSE="--normaliser sparsemax --anneal-temperature 10"
   run scratch-kd-sic-w4 42 --teacher "$RUNS/sst5s-mean-s42/best" --lr 3e-5 $SPARSE --lambda 1 --max-span-width 4
   # the second round's choice at seeds 43 and 44, each distilled from the baseline of its own seed
   for seed in 43 44; do run scratch-kd-sic "$seed" --teacher "$RUNS/sst5s-mean-s$seed/best" --lr 3e-5 $SPARSE --lambda 1; done
+  # third round: the second round's choice with each remaining lever of the issue, one at a time
+  KD42="--teacher $RUNS/sst5s-mean-s42/best --lr 3e-5"
+  run scratch-kd-sic-comp 42 $KD42 $SPARSE --lambda 1 --complement-weight 1
+  run scratch-kd-sic-entmax 42 $KD42 --normaliser entmax15 --anneal-temperature 10 --lambda 1
+  run scratch-kd-sic-suff 42 $KD42 $SPARSE --lambda 1 --sufficiency-weight 1
+  run scratch-kd-sic-2ep 42 $KD42 $SPARSE --lambda 1 --epochs 2
 }

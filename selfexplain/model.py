@@ -143,11 +143,9 @@ class SelfExplainingModel(nn.Module):
         sides = [valid & (segments == side) for side in (0, 1)]  # two texts, not a loop over spans
         present = torch.stack([side.any(dim=1) for side in sides], dim=1)  # [B, 2]
         shares = present.to(hidden.dtype) / present.sum(dim=1, keepdim=True).clamp_min(1)
-        parts = []
-        for index, side in enumerate(sides):
-            # a row without spans on this side runs on all its spans and is zeroed (no empty normaliser)
-            out = self.span_layer(hidden, torch.where(present[:, index : index + 1], side, valid), starts, ends)
-            parts.append(out)
+        # a row without spans on one side normalises that side over all its spans; the side is then zeroed
+        masks = torch.stack([torch.where(present[:, i : i + 1], side, valid) for i, side in enumerate(sides)])
+        parts = self.span_layer.forward_per_text(hidden, masks, starts, ends)
         keep = [present[:, i : i + 1].to(hidden.dtype) for i in (0, 1)]
         alpha = parts[0].alpha * shares[:, :1] * keep[0] + parts[1].alpha * shares[:, 1:] * keep[1]
         pooled = torch.cat([parts[0].pooled * keep[0], parts[1].pooled * keep[1]], dim=-1)

@@ -222,25 +222,45 @@ class SpanLayer(nn.Module):
         """``hidden`` ``[B,N,H]``, ``valid`` ``[B,S]`` (every row needs one valid span)."""
         if self.normaliser == "softmax":
             return self._softmax_forward(hidden, valid, starts, ends)
-        return self._sparse_forward(hidden, valid, starts, ends)
+        return self._sparse_forward(hidden, valid.unsqueeze(0), starts, ends)[0]
+
+    def forward_per_text(
+        self, hidden: torch.Tensor, masks: torch.Tensor, starts: torch.Tensor, ends: torch.Tensor
+    ) -> list[SpanLayerOutput]:
+        """One normaliser per text: ``masks`` ``[T, B, S]`` (each row of each mask holds a valid span)
+        -> ``T`` outputs, each with alpha normalised over its own mask and ``pooled`` ``[B, H]``
+        weighted by it; ``logits`` ``[B, S]`` are the same in all (a span's score does not depend on
+        the other spans). The sparse maps score every slot once for all texts."""
+        if self.normaliser == "softmax":
+            return [self._softmax_forward(hidden, mask, starts, ends) for mask in masks]
+        return self._sparse_forward(hidden, masks, starts, ends)
 
     def _sparse_forward(
-        self, hidden: torch.Tensor, valid: torch.Tensor, starts: torch.Tensor, ends: torch.Tensor
-    ) -> SpanLayerOutput:
-        """Sparsemax / entmax: every logit once without gradient, then the span vectors of the
-        support only (``K`` slots per row, usually a handful), with gradient.
+        self, hidden: torch.Tensor, masks: torch.Tensor, starts: torch.Tensor, ends: torch.Tensor
+    ) -> list[SpanLayerOutput]:
+        """Sparsemax / entmax over each of ``masks`` ``[T, B, S]``: every logit once without gradient,
+        then the span vectors of the union of the supports only (``K`` slots per row, usually a
+        handful), with gradient, and one normaliser per mask over them.
 
         Exact: the map restricted to its support gives the same alpha, and its Jacobian is zero
         outside the support, so no gradient is lost by skipping the other slots."""
         # the [B, N, 3H] projection once: detached for the all-slot pass, with gradient for the support
         projected = self.projection(hidden) if self.representation == "sic" else None
+        union = masks.any(dim=0)
         with torch.no_grad():
             if self.representation == "mean":
-                logits = self._mean_logits(hidden.detach(), valid, starts, ends)
+                logits = self._mean_logits(hidden.detach(), union, starts, ends)
             else:
                 detached = projected.detach() if projected is not None else None
-                logits = self._softmax_forward(hidden.detach(), valid, starts, ends, detached).logits
-            support = normalise(self.normaliser, logits, valid) > 0  # [B, S]
+                logits = self._softmax_forward(hidden.detach(), union, starts, ends, detached).logits
+            texts, batch, slots_total = masks.shape
+            # every text's map in one call: the texts stacked as rows [T * B, S]
+            each = normalise(
+                self.normaliser,
+                logits.expand(texts, -1, -1).reshape(texts * batch, -1),
+                masks.reshape(texts * batch, -1),
+            )
+            support = (each > 0).reshape(texts, batch, slots_total).any(dim=0)  # [B, S]
             count = support.sum(dim=1)
             width = int(count.max())
             real = torch.arange(width, device=hidden.device).unsqueeze(0) < count.unsqueeze(1)  # [B, K]
@@ -258,10 +278,15 @@ class SpanLayer(nn.Module):
             vectors = torch.tanh(left[rows, first] + right[rows, last] + gate[rows, first] * gate[rows, last])
         weight, bias = self._interpretation()
         support_logits = vectors @ weight + bias  # [B, K]
-        support_alpha = normalise(self.normaliser, support_logits, real)
-        pooled = torch.einsum("bk,bkh->bh", support_alpha, vectors)
-        alpha = torch.zeros_like(logits).scatter_add(1, slots, support_alpha)
-        return SpanLayerOutput(pooled=pooled, logits=logits, alpha=alpha)
+        member = real & masks.gather(2, slots.expand(texts, -1, -1))  # [T, B, K]
+        support_alpha = normalise(
+            self.normaliser,
+            support_logits.expand(texts, -1, -1).reshape(texts * batch, -1),
+            member.reshape(texts * batch, -1),
+        ).reshape(member.shape)
+        pooled = torch.einsum("tbk,bkh->tbh", support_alpha, vectors)  # [T, B, H]
+        alpha = logits.new_zeros(masks.shape).scatter_add(2, slots.expand(texts, -1, -1), support_alpha)
+        return [SpanLayerOutput(pooled=pooled[t], logits=logits, alpha=alpha[t]) for t in range(texts)]
 
     def _mean_logits(
         self, hidden: torch.Tensor, valid: torch.Tensor, starts: torch.Tensor, ends: torch.Tensor

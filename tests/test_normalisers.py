@@ -92,6 +92,47 @@ def test_support_only_span_layer_equals_the_dense_computation(kind: str, represe
         assert torch.allclose(a, b, atol=1e-10)
 
 
+@pytest.mark.parametrize("kind", ["sparsemax", "entmax15", "softmax"])
+@pytest.mark.parametrize("representation", ["sic", "mean"])
+def test_per_text_normalisers_equal_one_layer_call_per_text(kind: str, representation: str) -> None:
+    """forward_per_text gives each text what a separate call with that text's mask gives (values and
+    gradients), and a sparse map scores the slots once for both texts."""
+    torch.manual_seed(3)
+    layer = SpanLayer(16, representation).double()
+    layer.normaliser = kind
+    with torch.no_grad():
+        layer.interpret.weight.mul_(10)
+    hidden = torch.randn(2, 10, 16, dtype=torch.float64, requires_grad=True)
+    starts, ends = span_index(10)
+    token_mask = torch.tensor([[0, 1, 1, 1, 0, 1, 1, 1, 1, 0], [0, 1, 1, 0, 1, 1, 0, 0, 0, 0]], dtype=torch.bool)
+    segments = torch.tensor([[0, 0, 0, 0, 0, 1, 1, 1, 1, 1], [0, 0, 0, 0, 1, 1, 1, 1, 1, 1]])
+    valid = span_validity(token_mask, segments, starts, ends)
+    masks = torch.stack([valid & (segments[:, starts] == side) for side in (0, 1)])
+    calls = {"score": 0}
+    scorer = "_mean_logits" if representation == "mean" else "_softmax_forward"
+    original = getattr(layer, scorer)
+
+    def counted(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        calls["score"] += 1
+        return original(*args, **kwargs)
+
+    setattr(layer, scorer, counted)
+    together = layer.forward_per_text(hidden, masks, starts, ends)
+    if kind != "softmax":
+        assert calls["score"] == 1
+    setattr(layer, scorer, original)
+    for mask, got in zip(masks, together):
+        alone = layer(hidden, mask, starts, ends)
+        assert torch.allclose(got.alpha, alone.alpha, atol=1e-12) and torch.allclose(
+            got.pooled, alone.pooled, atol=1e-12
+        )
+        assert torch.allclose(got.alpha.sum(dim=1), torch.ones(2, dtype=torch.float64))
+        assert bool((got.alpha[~mask] == 0).all())
+        grad_got = torch.autograd.grad(got.pooled.pow(2).sum(), hidden, retain_graph=True)[0]
+        grad_alone = torch.autograd.grad(alone.pooled.pow(2).sum(), hidden)[0]
+        assert torch.allclose(grad_got, grad_alone, atol=1e-10)
+
+
 def test_temperature_divides_the_scores() -> None:
     torch.manual_seed(1)
     layer = SpanLayer(8).double()
