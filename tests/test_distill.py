@@ -232,3 +232,40 @@ def test_distill_a_selfexplain_baseline_starts_from_its_encoder_and_output_layer
     config = ModelConfig.load(out / "best")
     assert config.label_names == SST5_LABELS and config.name == "tiny-surrogate" and config.normaliser == "sparsemax"
     assert read_model_card(out / "best").surrogate_of == "tiny-sst"
+
+
+def test_a_pretrained_encoder_student_copies_nothing_from_the_teacher(
+    tiny_encoder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from helpers import make_explainer
+
+    from selfexplain.checkpoint import save_model
+    from selfexplain.encoders import load_encoder
+    from selfexplain.pipeline import load_model
+
+    baseline = make_explainer(tiny_encoder, seed=6, head="mean")
+    generator = torch.Generator().manual_seed(9)
+    with torch.no_grad():  # as fine-tuning would: the teacher's encoder is no longer the published one
+        for parameter in baseline.model.encoder.parameters():
+            parameter.add_(0.01 * torch.randn(parameter.shape, generator=generator))
+    save_model(baseline.model, baseline.tokenizer, tmp_path / "baseline")
+    out = tmp_path / "student"
+    texts = _texts(tmp_path / "texts.txt")
+    assert _distill(tmp_path / "baseline", texts, out, "--pretrained-encoder", "--epochs", "1", "--lr", "0") == 0
+    printed = capsys.readouterr().out
+    assert "its own pretrained weights (none from the teacher)" in printed and "warm start from" not in printed
+    # encoder learning rate 0: the student's encoder is exactly the published one, not the teacher's
+    published = load_encoder(str(tiny_encoder)).state_dict()
+    teacher = baseline.model.encoder.state_dict()
+    student = load_model(str(out / "best")).model.encoder.state_dict()
+    name = "embeddings.word_embeddings.weight"
+    assert not torch.equal(published[name], teacher[name])  # the check can tell them apart
+    assert torch.equal(student[name], published[name])
+    # a Hugging Face teacher's folder holds only fine-tuned weights: refused in one line, nothing trained
+    hf = bert_teacher(tiny_encoder, tmp_path / "hf")
+    argv = ["distill", "--teacher", str(hf), "--data", str(texts), "--out", str(tmp_path / "other"),
+            "--pretrained-encoder", "--no-progress"]  # fmt: skip
+    assert main(argv) == 2
+    error = capsys.readouterr().err.strip()
+    assert error.startswith("selfexplain: error: --pretrained-encoder needs --encoder") and "\n" not in error
+    assert not (tmp_path / "other").exists()  # refused before the teacher labelled anything

@@ -38,6 +38,11 @@ def add_command(commands: Any) -> None:
     _add_data(distill)
     distill.add_argument("--out", required=True, type=Path, help="output folder (rerun to resume)")
     distill.add_argument("--encoder", default=None, help="student encoder (default: the teacher's own)")
+    distill.add_argument(
+        "--pretrained-encoder", action="store_true",
+        help="start the student's encoder from its published weights, not the teacher's fine-tuned ones "
+        "(a selfexplain teacher: its base encoder; a Hugging Face teacher: needs --encoder)",
+    )  # fmt: skip
     distill.add_argument("--holdout", type=float, default=0.1, help="share of the data held out to measure fidelity")
     distill.add_argument("--dev-fraction", type=float, default=0.05, help="share used to choose the checkpoint")
     distill.add_argument("--name", default="", help="model name shown in the app")
@@ -102,7 +107,7 @@ def run_distill(args: argparse.Namespace) -> int:
     )  # fmt: skip
     sources = {"data": str(args.data), "command": shlex.join(["selfexplain", *args.argv])}
     result = distill(args.teacher, examples, args.out, student, options, args.holdout, args.dev_fraction,
-                     args.encoder, sources)  # fmt: skip
+                     args.encoder, sources, args.pretrained_encoder)  # fmt: skip
     print(f"fidelity on the held-out split: {result.holdout.describe()}")
     print(json.dumps({"student": str(result.student), "teacher": args.teacher, **result.holdout.to_dict()}))
     return 0

@@ -96,10 +96,13 @@ def distill(
     dev: float = 0.05,
     encoder: str | None = None,
     sources: dict[str, str] | None = None,
+    pretrained_encoder: bool = False,
 ) -> DistillResult:
     """Train a self-explaining surrogate of ``teacher_source`` on the texts of ``examples`` (their labels,
     if any, are ignored) into ``out``; ``student`` holds :class:`~selfexplain.config.ModelConfig` fields
-    (head, normaliser, ...). Returns the fidelity measured on the held-out split."""
+    (head, normaliser, ...); ``pretrained_encoder``: the student's encoder keeps its published weights
+    (see :func:`~selfexplain.distill.teacher.student_start`). Returns the fidelity measured on the
+    held-out split."""
     from selfexplain.config import ModelConfig
 
     out = Path(out)
@@ -107,11 +110,11 @@ def distill(
     sources = dict(sources or {})
     teacher = read_teacher(teacher_source)
     print(f"teacher: {teacher.name} ({teacher.kind}, {teacher.family}; labels {', '.join(teacher.label_names)})")
+    student_encoder, init_from, note = student_start(teacher, encoder, pretrained_encoder)  # may refuse: first
+    print(note)
     splits = split_indices(len(examples), holdout, dev, options.seed)
     probabilities = cached_teacher_probabilities(teacher, examples, out, options)
     labelled = teacher_labelled(examples, probabilities)
-    student_encoder, init_from, note = student_start(teacher, encoder)
-    print(note)
     pair = any(e.pair for e in examples)
     config = ModelConfig(
         encoder=student_encoder, label_names=list(teacher.label_names), pair=pair,

@@ -137,10 +137,21 @@ def read_teacher(source: str) -> Teacher:
     return Teacher(source, location, "huggingface", family, names, location, name, raw)
 
 
-def student_start(teacher: Teacher, encoder: str | None) -> tuple[str, str | None, str]:
+def student_start(teacher: Teacher, encoder: str | None, pretrained: bool = False) -> tuple[str, str | None, str]:
     """The student's encoder, the folder its encoder weights are copied from (or None) and a line saying
     so. Without ``encoder`` the student takes the teacher's own encoder; with one of the same family and
-    shape it copies the teacher's fine-tuned weights into it; otherwise it starts from ``encoder`` as is."""
+    shape it copies the teacher's fine-tuned weights into it; otherwise it starts from ``encoder`` as is.
+    ``pretrained``: never copy the teacher's weights (a fine-tuned encoder spreads the label into every
+    token, so alpha can sit anywhere; docs/accuracy.md); the student starts from ``encoder``, or from a
+    selfexplain teacher's base encoder, as published."""
+    if pretrained:
+        if encoder is None and not teacher.warm_start:
+            raise InvalidInputError(
+                "--pretrained-encoder needs --encoder with a Hugging Face teacher: its folder holds only "
+                "fine-tuned weights"
+            )
+        chosen = encoder or teacher.encoder
+        return chosen, None, f"student encoder: {chosen}, its own pretrained weights (none from the teacher)"
     if encoder is None:
         if teacher.warm_start:
             return teacher.encoder, teacher.location, f"student encoder: {teacher.encoder}, weights from the teacher"
