@@ -49,6 +49,10 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--encoder-layer", type=int, default=-1, help="hidden-state index feeding the span layer")
     train.add_argument("--max-span-width", type=int, default=None)
     train.add_argument(
+        "--span-length-prior", type=float, default=0.0, metavar="P",
+        help="taken from each span's score per piece beyond the first: favours short spans (0 = off)",
+    )  # fmt: skip
+    train.add_argument(
         "--span-unit", choices=["word", "piece"], default="word",
         help="word: spans start and end on word boundaries (default); piece: any sub-word piece",
     )  # fmt: skip
@@ -178,6 +182,8 @@ def run_train(args: argparse.Namespace) -> int:
 
     if not args.anneal_temperature > 0:
         raise InvalidInputError("--anneal-temperature must be above 0 (1 switches annealing off)")
+    if args.span_length_prior < 0:
+        raise InvalidInputError("--span-length-prior must be 0 or above")
     if args.complement_weight < 0 or args.sufficiency_weight < 0:
         raise InvalidInputError("--complement-weight and --sufficiency-weight must be 0 or above")
     if args.teacher_weight < 0 or not args.teacher_temperature > 0:
@@ -204,6 +210,7 @@ def run_train(args: argparse.Namespace) -> int:
         max_span_width=args.max_span_width,
         span_unit=args.span_unit,
         normaliser=args.normaliser,
+        span_length_prior=args.span_length_prior,
         segment_alpha=args.head == "span"
         and args.pair_alpha == "per-segment"
         and (args.pair_column is not None or any(e.pair for e in train_examples)),

@@ -32,7 +32,9 @@ class ModelConfig:
     ``segment_alpha`` (pair models): alpha is normalised within each text, one distribution over the
     premise's spans and one over the hypothesis's, each holding half of the total weight, and the
     classifier reads both weighted sums side by side ``[p; h]`` (folders written before the option
-    existed load with one distribution over both texts).
+    existed load with one distribution over both texts). ``span_length_prior`` is taken from each
+    span's score per piece beyond the first (``o(i,j) - prior * (j - i)``): 0 (the paper) lets long
+    spans compete on equal terms, larger values favour short ones.
     """
 
     encoder: str
@@ -50,6 +52,7 @@ class ModelConfig:
     span_unit: SpanUnit = "word"
     normaliser: str = "softmax"
     segment_alpha: bool = False
+    span_length_prior: float = 0.0
     name: str = ""
     metrics: dict[str, float] = field(default_factory=dict)
 
@@ -75,6 +78,8 @@ class ModelConfig:
             raise ValueError(f"unknown span_unit {self.span_unit!r}; use word or piece")
         if self.segment_alpha and not (self.pair and self.head == "span"):
             raise ValueError("segment_alpha needs a pair model with the span head")
+        if self.span_length_prior < 0:
+            raise ValueError(f"span_length_prior must be at least 0, got {self.span_length_prior}")
         if self.normaliser not in NORMALISER_NAMES:
             raise ValueError(f"unknown normaliser {self.normaliser!r}; use one of {', '.join(NORMALISER_NAMES)}")
 
@@ -96,6 +101,7 @@ class ModelConfig:
             "span_unit": ((str,), "a string"),
             "normaliser": ((str,), "a string"),
             "segment_alpha": ((bool,), "true or false"),
+            "span_length_prior": (number, "a number"),
             "name": ((str,), "a string"),
             "metrics": ((dict,), "an object"),
         }

@@ -82,6 +82,7 @@ class SelfExplainingModel(nn.Module):
         if self.span_layer is not None:
             self.span_layer.uniform = config.uniform_alpha
             self.span_layer.normaliser = config.normaliser  # type: ignore[assignment]
+            self.span_layer.length_prior = config.span_length_prior
         self.dropout = nn.Dropout(config.dropout)
         # per-segment alpha: the classifier reads the premise's and the hypothesis's weighted sums side by side
         self.output = nn.Linear(hidden * (2 if config.segment_alpha else 1), config.num_labels)

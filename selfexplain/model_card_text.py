@@ -25,6 +25,7 @@ CONFIG_RECIPE = {
     "span_representation": "span_representation",
     "encoder_layer": "encoder_layer",
     "max_span_width": "max_span_width",
+    "span_length_prior": "span_length_prior",
     "uniform_alpha": "uniform_alpha",
     "segment_alpha": "alpha_per_text",
     "dropout": "dropout",

@@ -128,6 +128,8 @@ class SpanLayer(nn.Module):
         self.normaliser: Normaliser = "softmax"
         # span logits are divided by it; training may anneal it to 1 (inference always uses 1)
         self.temperature = 1.0
+        # a span-length prior: ``length_prior * (j - i)`` (in pieces) is taken from each span's score
+        self.length_prior = 0.0
         self._projection_cache: tuple[tuple, torch.Tensor, torch.Tensor] | None = None
         self.W1 = nn.Linear(hidden_size, hidden_size)
         self.W2 = nn.Linear(hidden_size, hidden_size)
@@ -195,6 +197,13 @@ class SpanLayer(nn.Module):
             return weight / self.temperature, bias / self.temperature
         return weight, bias
 
+    def _prior(self, starts: torch.Tensor, ends: torch.Tensor) -> torch.Tensor | None:
+        """The span-length prior ``length_prior * (ends - starts) / temperature`` (same shape as
+        ``starts``), or None when there is none (no prior, or alpha fixed uniform)."""
+        if not self.length_prior or self.uniform:
+            return None
+        return (ends - starts).to(self.interpret.weight.dtype) * (self.length_prior / self.temperature)
+
     def _chunk(
         self,
         starts: torch.Tensor,
@@ -206,6 +215,9 @@ class SpanLayer(nn.Module):
         weight, bias = self._interpretation()
         vectors = self.span_vectors(features, starts, ends)
         logits = vectors @ weight + bias
+        prior = self._prior(starts, ends)
+        if prior is not None:
+            logits = logits - prior
         logits = logits.masked_fill(~valid, float("-inf"))
         peak = logits.amax(dim=1).clamp_min(torch.finfo(logits.dtype).min)
         weights = torch.exp(logits - peak.unsqueeze(1))
@@ -252,7 +264,7 @@ class SpanLayer(nn.Module):
                 logits = self._mean_logits(hidden.detach(), union, starts, ends)
             else:
                 detached = projected.detach() if projected is not None else None
-                logits = self._softmax_forward(hidden.detach(), union, starts, ends, detached).logits
+                logits = self._softmax_forward(hidden.detach(), union, starts, ends, detached, logits_only=True).logits
             texts, batch, slots_total = masks.shape
             # every text's map in one call: the texts stacked as rows [T * B, S]
             each = normalise(
@@ -278,6 +290,9 @@ class SpanLayer(nn.Module):
             vectors = torch.tanh(left[rows, first] + right[rows, last] + gate[rows, first] * gate[rows, last])
         weight, bias = self._interpretation()
         support_logits = vectors @ weight + bias  # [B, K]
+        prior = self._prior(first, last)
+        if prior is not None:
+            support_logits = support_logits - prior
         member = real & masks.gather(2, slots.expand(texts, -1, -1))  # [T, B, K]
         support_alpha = normalise(
             self.normaliser,
@@ -298,6 +313,9 @@ class SpanLayer(nn.Module):
         prefix = torch.cat([scores.new_zeros(scores.shape[0], 1), scores.cumsum(dim=1)], dim=1)
         width = (ends - starts + 1).to(scores.dtype)
         logits = (prefix[:, ends + 1] - prefix[:, starts]) / width + bias
+        prior = self._prior(starts, ends)
+        if prior is not None:
+            logits = logits - prior
         return logits.masked_fill(~valid, float("-inf"))
 
     def _softmax_forward(
@@ -307,13 +325,20 @@ class SpanLayer(nn.Module):
         starts: torch.Tensor,
         ends: torch.Tensor,
         projected: torch.Tensor | None = None,
+        logits_only: bool = False,
     ) -> SpanLayerOutput:
+        """Softmax over all slots (chunked, or the native kernels). ``logits_only``: the caller reads
+        ``logits`` only (``pooled`` and ``alpha`` are then not those of the length prior, if any)."""
         if projected is None and self.representation == "sic":
             projected = self.projection(hidden)
-        if projected is not None and self.fused and fusion_allowed():
+        prior = self._prior(starts, ends)
+        # the kernels weight the span vectors by their own scores: with a prior, only for the scores
+        if projected is not None and self.fused and fusion_allowed() and (prior is None or logits_only):
             native = native_sic(projected, *self._interpretation(), starts, ends, valid)
             if native is not None:  # one pass over all slots; memory grows with S, not S x H
                 logits, pooled = native
+                if prior is not None:
+                    logits = logits - prior
                 return SpanLayerOutput(pooled=pooled, logits=logits, alpha=torch.softmax(logits, dim=1))
         features = self.token_features(hidden, projected)
         batch, _, size = hidden.shape

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+
 import pytest
 import torch
 
@@ -128,3 +130,51 @@ def test_inference_projection_cache_follows_parameter_updates() -> None:
     # with gradients recorded, the projection is built fresh and trains every W
     layer.projection(hidden).sum().backward()
     assert all(p.grad is not None for w in (layer.W1, layer.W2, layer.W3, layer.W4) for p in w.parameters())
+
+
+@pytest.mark.parametrize("normaliser", ["softmax", "sparsemax", "entmax15"])
+@pytest.mark.parametrize("representation", ["sic", "mean"])
+@pytest.mark.parametrize("fused", [False, True])
+def test_length_prior_lowers_each_score_by_its_width(normaliser: str, representation: str, fused: bool) -> None:
+    """o(i,j) - prior * (j - i) on every path (eager, native kernels, sparse support), and alpha and the
+    weighted sum are those of the lowered scores; a strong prior leaves one-piece spans only."""
+    torch.manual_seed(5)
+    layer = SpanLayer(12, representation)
+    layer.normaliser, layer.fused = normaliser, fused
+    with torch.no_grad():
+        layer.interpret.weight.mul_(4)
+    hidden = torch.randn(2, 8, 12)
+    starts, ends = span_index(8)
+    token_mask = torch.tensor([[0, 1, 1, 1, 1, 1, 1, 0], [0, 1, 1, 1, 1, 0, 0, 0]], dtype=torch.bool)
+    valid = span_validity(token_mask, torch.zeros(2, 8, dtype=torch.long), starts, ends)
+    plain = layer(hidden, valid, starts, ends)
+    layer.length_prior = 0.7
+    lowered = layer(hidden, valid, starts, ends)
+    want = plain.logits - 0.7 * (ends - starts).float()
+    assert torch.allclose(lowered.logits[valid], want[valid], atol=1e-5)
+    vectors = layer.span_vectors(layer.token_features(hidden), starts, ends)
+    alpha = torch.softmax(want.masked_fill(~valid, float("-inf")), dim=1) if normaliser == "softmax" else None
+    if alpha is not None:
+        assert torch.allclose(lowered.alpha, alpha, atol=1e-6)
+    assert torch.allclose(lowered.pooled, torch.einsum("bs,bsh->bh", lowered.alpha, vectors), atol=1e-5)
+    layer.length_prior = 100.0
+    strong = layer(hidden, valid, starts, ends)
+    heavy = strong.alpha > 1e-6
+    assert bool((ends.expand_as(heavy)[heavy] == starts.expand_as(heavy)[heavy]).all())
+    layer.uniform = True  # uniform alpha ignores the prior: every valid span alike
+    uniform = layer(hidden, valid, starts, ends).alpha
+    assert torch.allclose(uniform[valid], (1 / valid.sum(dim=1, keepdim=True).float()).expand_as(uniform)[valid])
+
+
+def test_length_prior_is_a_checked_config_field_that_reaches_the_layer(tiny_encoder) -> None:
+    from selfexplain.config import ModelConfig
+    from selfexplain.model import SelfExplainingModel
+
+    config = ModelConfig(encoder=str(tiny_encoder), label_names=["a", "b"], span_length_prior=0.25)
+    assert ModelConfig.from_json(config.to_json()).span_length_prior == 0.25
+    assert SelfExplainingModel(config).span_layer.length_prior == 0.25
+    raw = {"encoder": "x", "label_names": ["a", "b"]}  # a folder written before the option: no prior
+    assert ModelConfig.from_json(json.dumps(raw)).span_length_prior == 0.0
+    for bad, message in ((-0.1, "at least 0"), ("1", "a number")):
+        with pytest.raises(ValueError, match=f"span_length_prior must be {message}"):
+            ModelConfig(encoder="x", label_names=["a", "b"], span_length_prior=bad)  # type: ignore[arg-type]
