@@ -65,7 +65,8 @@ def test_two_models_side_by_side_are_captured(browser, app_url: str) -> None:
     dialogs: list[str] = []
     page = open_compare(browser, app_url, dialogs, model_a="tiny-a", model_b="tiny-b", text=TEXT)
     assert page.locator("[data-testid='stException']").count() == 0
-    assert page.locator("[data-testid='stMetricValue']").count() == 2
+    # both predictions: awaited (a loaded machine has drawn the heading before the metrics at times)
+    sync_api.expect(page.locator("[data-testid='stMetricValue']")).to_have_count(2, timeout=60_000)
     for title in ("A: alpha over word spans", "B: alpha over word spans", "Rank agreement over"):
         assert plot(page, title).count() == 1, title
     assert plot(page, "raw self-attention").count() == 2
