@@ -2,7 +2,7 @@
 
 Prints a table (and writes JSON with --json) of, for N = 16 .. 512 tokens:
 encoder-only forward time, full model forward time with the span layer eager and
-fused (the native kernels, selfexplain.native_spans; built during the warm-up), their
+fused (the native kernels, selfexplain.modeling.native_spans; built during the warm-up), their
 ratios to the encoder, and the peak resident-memory increase of each. Both are measured side by side in one run,
 alternating, so a busy machine slows both alike.
 

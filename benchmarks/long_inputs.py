@@ -5,7 +5,7 @@
 
 The first form explains one 512-token input and one 4,096-token document (dense Explanation).
 The second explains one document of about that many tokens end to end as a sparse
-:class:`selfexplain.document.Document` (windows, one forward, the sentence overview and the top
+:class:`selfexplain.results.document.Document` (windows, one forward, the sentence overview and the top
 spans, as the app and ``selfexplain explain`` do) and compares wall time and the process's peak
 resident memory with the targets (60 s, 2 GB). Its text is written here from a seeded grammar of
 film-review sentences (no data set is read; no sentence repeats), in paragraphs of 4-8 sentences;
@@ -14,7 +14,7 @@ the character limit is raised to the text's length for the run.
 Memory: the peak resident-set increase during the call (after the model is loaded) and, with
 ``--document``, the process's peak resident set since start (``getrusage``, model included). Like
 the command line and the app, the script first fixes glibc's mmap threshold
-(selfexplain.malloc_tuning); ``--default-malloc`` leaves it alone.
+(selfexplain.support.malloc_tuning); ``--default-malloc`` leaves it alone.
 """
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ from pathlib import Path
 import torch
 from measure import peak_rss_increase
 
-from selfexplain.limits import max_chars_setting
-from selfexplain.malloc_tuning import fix_mmap_threshold
 from selfexplain.pipeline import load_model
+from selfexplain.support.limits import max_chars_setting
+from selfexplain.support.malloc_tuning import fix_mmap_threshold
 
 WORDS = "the film is slow but the cast is warm and the ending lands with real grace".split()
 TARGET_SECONDS, TARGET_GB = 60.0, 2.0

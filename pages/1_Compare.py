@@ -16,10 +16,18 @@ from pages.ui.input_limit import input_limit, input_limit_caption
 from pages.ui.loading import cached_explainer, results_cache
 from pages.ui.navigation import sidebar_navigation
 from pages.ui.picker import choose_model
-from selfexplain.attention import aggregate_attention
-from selfexplain.compare import Comparison, Side, check_compatible, compare, default_partner, explain_side, fit_both
+from selfexplain.analysis.compare import (
+    Comparison,
+    Side,
+    check_compatible,
+    compare,
+    default_partner,
+    explain_side,
+    fit_both,
+)
 from selfexplain.errors import USER_ERRORS
 from selfexplain.pipeline import available_models
+from selfexplain.results.attention import aggregate_attention
 from selfexplain.views.compare import agreement_caption, agreement_figure, axis_grid_figure, gradient_figure
 from selfexplain.views.evidence import LISTED_PHRASES, weight_sentence
 from selfexplain.views.figures import MAX_GRID_UNITS, attention_figure, grid_view, probability_figure

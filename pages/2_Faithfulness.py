@@ -26,9 +26,9 @@ from selfexplain.faithfulness.labels import column_specs, method_label, metric_l
 from selfexplain.faithfulness.metrics import METRICS
 from selfexplain.formats import SUFFIXES
 from selfexplain.formats.examples import read_examples
-from selfexplain.progress_log import iter_rows
 from selfexplain.sharpness import measures as sharpness
 from selfexplain.sharpness.run import measure_examples
+from selfexplain.support.progress_log import iter_rows
 from selfexplain.views.highlight import escape_text
 
 st.set_page_config(page_title="selfexplain · Faithfulness", page_icon=":mag:", layout="wide")

@@ -22,10 +22,10 @@ from selfexplain.anatomy.perturb import (
     shuffle_degree,
 )
 from selfexplain.anatomy.robustness import explanation_shift, perturbation_study
-from selfexplain.attention import aggregate_attention
 from selfexplain.errors import USER_ERRORS
 from selfexplain.formats import SUFFIXES
 from selfexplain.pipeline import SelfExplainer
+from selfexplain.results.attention import aggregate_attention
 from selfexplain.views.figures import attention_figure, span_grid_figure
 from selfexplain.views.highlight import escape_text
 from selfexplain.views.style import CAPTION_TEXT

@@ -17,8 +17,7 @@ from pages.ui.navigation import sidebar_navigation
 from pages.ui.picker import model_card, model_picker
 from pages.ui.surrogate import render_fidelity_section
 from selfexplain.errors import USER_ERRORS
-from selfexplain.model_card import CARD_FILE, Measure, ModelCard
-from selfexplain.model_card_text import card_from_config
+from selfexplain.modeling.model_card import CARD_FILE, Measure, ModelCard, card_from_config
 from selfexplain.pipeline import SelfExplainer
 from selfexplain.views.highlight import escape_text
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from selfexplain.model_card import Measure, read_model_card, write_model_card
+from selfexplain.modeling.model_card import Measure, read_model_card, write_model_card
 from selfexplain.sharpness.registry import MEASURES
 
 SHOWN = ("accuracy", "top_span_words", "nonzero_spans", "both_sides_share", "deletion_beats_random",

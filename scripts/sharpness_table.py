@@ -62,7 +62,7 @@ def main() -> None:
         names = model.config.label_names
         examples = read_examples(args.data, txt="labelled", label_names=names, split="validation")[: args.limit]
         if model.config.head != "span":
-            from selfexplain.evaluation import predict_examples
+            from selfexplain.training.evaluation import predict_examples
 
             result = predict_examples(model, examples, progress=False)
             summary = {"examples": float(len(examples)), "accuracy": float(result.accuracy or 0.0)}

@@ -1,7 +1,7 @@
 """selfexplain: Self-Explaining text classifiers and the tools to inspect them.
 
 ``load_model(name_or_path=None).explain(text, pair=None)`` returns an
-:class:`~selfexplain.explanation.Explanation`.
+:class:`~selfexplain.results.explanation.Explanation`.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ __version__ = "0.1.0"
 __all__ = ["Explanation", "SelfExplainer", "load_model"]
 
 if TYPE_CHECKING:
-    from selfexplain.explanation import Explanation
     from selfexplain.pipeline import SelfExplainer, load_model
+    from selfexplain.results.explanation import Explanation
 
 
 def __getattr__(name: str) -> object:
@@ -23,7 +23,7 @@ def __getattr__(name: str) -> object:
 
         return getattr(pipeline, name)
     if name == "Explanation":
-        from selfexplain.explanation import Explanation
+        from selfexplain.results.explanation import Explanation
 
         return Explanation
     raise AttributeError(f"module 'selfexplain' has no attribute {name!r}")

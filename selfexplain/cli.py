@@ -24,12 +24,12 @@ from selfexplain.cli_support import (
     read_model_examples,
 )
 from selfexplain.errors import USER_ERRORS
-from selfexplain.limits import max_chars_setting, read_limited_text
-from selfexplain.malloc_tuning import fix_mmap_threshold
+from selfexplain.support.limits import max_chars_setting, read_limited_text
+from selfexplain.support.malloc_tuning import fix_mmap_threshold
 
 if TYPE_CHECKING:  # the document and data modules load numpy: keep them off the start-up
     from selfexplain.data import Example
-    from selfexplain.document import Document
+    from selfexplain.results.document import Document
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -176,9 +176,9 @@ def _label_names(text: str | None) -> list[str] | None:
 
 
 def run_train(args: argparse.Namespace) -> int:
-    from selfexplain.config import ModelConfig
     from selfexplain.errors import InvalidInputError
-    from selfexplain.training import TrainOptions, train
+    from selfexplain.modeling.config import ModelConfig
+    from selfexplain.training.loop import TrainOptions, train
 
     if not args.anneal_temperature > 0:
         raise InvalidInputError("--anneal-temperature must be above 0 (1 switches annealing off)")
@@ -252,8 +252,8 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def run_eval(args: argparse.Namespace) -> int:
-    from selfexplain.evaluation import predict_examples
     from selfexplain.pipeline import load_model
+    from selfexplain.training.evaluation import predict_examples
 
     explainer = load_model(args.model, fused=not args.no_fused)
     config = explainer.model.config
@@ -277,7 +277,7 @@ def run_eval(args: argparse.Namespace) -> int:
     if args.record and accuracy is not None and explainer.directory is not None:
         config.metrics = {**config.metrics, "test_accuracy": accuracy, "test_examples": float(len(examples))}
         config.save(explainer.directory)
-        from selfexplain.model_card_text import record_evaluation
+        from selfexplain.modeling.model_card import record_evaluation
 
         record_evaluation(explainer.directory, config, str(args.data))
     print(json.dumps(summary))
@@ -308,7 +308,7 @@ def run_explain(args: argparse.Namespace) -> int:
     if args.json:
         data = explanation.to_dict(top_k=top_k, attentions=args.attentions)
         if explanation.windows is None:  # the certificate needs the input in one encoder window
-            from selfexplain.flip import flip_certificate
+            from selfexplain.faithfulness.flip import flip_certificate
 
             certificate = flip_certificate(explainer, text, args.pair)
             data["flip"] = certificate.to_dict() if certificate is not None else None
@@ -344,7 +344,7 @@ def print_document(document: Document, top_k: int | None, as_json: bool) -> int:
 def check_lengths(examples: Sequence[Example], source: str) -> None:
     """Refuse a data file holding a text over the character limit (``--max-chars``), naming the example."""
     from selfexplain.errors import InvalidInputError
-    from selfexplain.limits import limit_hint, max_input_chars
+    from selfexplain.support.limits import limit_hint, max_input_chars
 
     limit = max_input_chars()
     for number, example in enumerate(examples, start=1):

@@ -27,7 +27,7 @@ def add_data_columns(parser: argparse.ArgumentParser) -> None:
 
 
 def add_fused_option(parser: argparse.ArgumentParser) -> None:
-    """``--no-fused``: run the span layer eager instead of natively (selfexplain.native_spans)."""
+    """``--no-fused``: run the span layer eager instead of natively (selfexplain.modeling.native_spans)."""
     parser.add_argument(
         "--no-fused",
         action="store_true",
@@ -37,7 +37,7 @@ def add_fused_option(parser: argparse.ArgumentParser) -> None:
 
 def add_max_chars_option(parser: argparse.ArgumentParser) -> None:
     """``--max-chars N``: the longest text accepted (default ``SELFEXPLAIN_MAX_CHARS`` or 100,000);
-    :func:`selfexplain.cli.main` applies it around the command (see :mod:`selfexplain.limits`)."""
+    :func:`selfexplain.cli.main` applies it around the command (see :mod:`selfexplain.support.limits`)."""
     parser.add_argument(
         "--max-chars",
         default=None,

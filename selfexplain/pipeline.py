@@ -15,14 +15,8 @@ import numpy as np
 import torch
 from transformers import PreTrainedTokenizerBase
 
-from selfexplain.checkpoint import load_model_directory
-from selfexplain.config import ModelConfig
 from selfexplain.data import Example
-from selfexplain.document import Document, WindowAttention
 from selfexplain.errors import InvalidInputError
-from selfexplain.evaluation import predict_examples
-from selfexplain.explanation import Explanation
-from selfexplain.families import prepare_tokenizer
 from selfexplain.inputs import (
     EncodedBatch,
     InputPlan,
@@ -39,10 +33,11 @@ from selfexplain.inputs import (
 )
 from selfexplain.inputs.tokens import fit_text
 from selfexplain.inputs.windows import check_plan, single_window
-from selfexplain.instance import Instance, run_instance
-from selfexplain.limits import DEFAULT_MAX_INPUT_CHARS, DENSE_MAX_TOKENS, limit_hint, max_input_chars, max_spans
-from selfexplain.model import EncoderPrecision, ModelOutput, SelfExplainingModel
-from selfexplain.model_folders import (
+from selfexplain.modeling.checkpoint import load_model_directory
+from selfexplain.modeling.config import ModelConfig
+from selfexplain.modeling.families import prepare_tokenizer
+from selfexplain.modeling.model import EncoderPrecision, ModelOutput, SelfExplainingModel
+from selfexplain.modeling.model_folders import (
     DEFAULT_MODEL,
     SHIPPED_MODELS_DIR,
     available_models,
@@ -50,7 +45,12 @@ from selfexplain.model_folders import (
     resolve_model,
     restricted,
 )
-from selfexplain.readout import ReadoutInfo, document_of, explanation_of
+from selfexplain.results.document import Document, WindowAttention
+from selfexplain.results.explanation import Explanation
+from selfexplain.results.instance import Instance, run_instance
+from selfexplain.results.readout import ReadoutInfo, document_of, explanation_of
+from selfexplain.support.limits import DEFAULT_MAX_INPUT_CHARS, DENSE_MAX_TOKENS, limit_hint, max_input_chars, max_spans
+from selfexplain.training.evaluation import predict_examples
 
 MAX_INPUT_CHARS = DEFAULT_MAX_INPUT_CHARS  # the default; the limit in force is max_input_chars()
 # the folder helpers live in model_folders; callers import them from here
@@ -248,7 +248,7 @@ class SelfExplainer:
         return [results[i] for i in range(len(texts))]
 
     def explain_long(self, text: str) -> Explanation:
-        """:meth:`explain_document` made dense; refused over :data:`~selfexplain.limits.DENSE_MAX_TOKENS` tokens."""
+        """:meth:`explain_document` made dense; refused over :data:`~selfexplain.support.limits.DENSE_MAX_TOKENS` tokens."""
         return self.windowed(text, None, dense=True)[0].explanation()
 
     def explain_document(self, text: str) -> Document:
@@ -257,7 +257,7 @@ class SelfExplainer:
         return self.windowed(text, None, dense=False)[0]
 
     def instance(self, text: str, pair: str | None = None, target: int | None = None) -> Instance:
-        """The input run once for the attribution methods and the lab (:func:`~selfexplain.instance.run_instance`);
+        """The input run once for the attribution methods and the lab (:func:`~selfexplain.results.instance.run_instance`);
         ``target`` (default: the predicted class) is the class they explain."""
         return run_instance(self, text, pair, target)
 
@@ -301,7 +301,7 @@ def load_model(
 ) -> SelfExplainer:
     """Load a shipped model by name (default ``sst5-minilm``) or a model folder.
 
-    ``fused`` runs the span layer as native kernels (:mod:`selfexplain.native_spans`; built
+    ``fused`` runs the span layer as native kernels (:mod:`selfexplain.modeling.native_spans`; built
     with the C compiler in about a second on first use and cached), 5-30x faster than eager;
     ``fused=False`` (or ``SELFEXPLAIN_FUSED=0``, or no compiler) runs it in eager PyTorch.
     ``precision="bfloat16"`` runs the encoder in bf16 autocast (faster on CPUs with bf16

@@ -8,7 +8,7 @@ from pathlib import Path
 import torch
 from helpers import make_explainer
 
-from selfexplain.checkpoint import save_model
+from selfexplain.modeling.checkpoint import save_model
 from selfexplain.pipeline import SelfExplainer
 
 SENTENCE = "The visuals are gorgeous, but the story is thin."

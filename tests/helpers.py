@@ -7,9 +7,9 @@ from pathlib import Path
 import torch
 from transformers import AutoTokenizer, BertConfig, BertModel
 
-from selfexplain.config import ModelConfig
-from selfexplain.encoders import packaged_minilm_path
-from selfexplain.model import SelfExplainingModel
+from selfexplain.modeling.config import ModelConfig
+from selfexplain.modeling.encoders import packaged_minilm_path
+from selfexplain.modeling.model import SelfExplainingModel
 from selfexplain.pipeline import SelfExplainer
 
 SST5_LABELS = ["very negative", "negative", "neutral", "positive", "very positive"]

@@ -231,7 +231,7 @@ def test_agreement_sentences_and_scores(tiny_explainer) -> None:
 
 
 def test_cli_commands_write_results(tiny_explainer, tmp_path: Path, capsys) -> None:
-    from selfexplain.checkpoint import save_model
+    from selfexplain.modeling.checkpoint import save_model
 
     model = tmp_path / "model"
     save_model(tiny_explainer.model, tiny_explainer.tokenizer, model)

@@ -25,7 +25,7 @@ from selfexplain.anatomy.perturb import (
     swap_antonyms,
 )
 from selfexplain.anatomy.robustness import perturb_texts
-from selfexplain.explanation import Explanation
+from selfexplain.results.explanation import Explanation
 
 PAGE = Path(__file__).resolve().parents[1] / "pages" / "5_Adversarial.py"
 OLD_NAMES = ("shuffle", "distractor", "drop_top_span", "drop_top_attention", "antonyms")

@@ -12,7 +12,7 @@ import pytest
 
 from selfexplain.cli import main
 from selfexplain.errors import InvalidInputError
-from selfexplain.limits import READ_CHUNK_BYTES, read_limited_text
+from selfexplain.support.limits import READ_CHUNK_BYTES, read_limited_text
 
 NO_MODEL = "/nonexistent/selfexplain-model"  # reads come before the model loads: refusals need no model
 

@@ -7,7 +7,7 @@ import threading
 import numpy as np
 import pytest
 
-from selfexplain.byte_cache import ByteCache, cache_budget_bytes, weigh
+from selfexplain.support.byte_cache import ByteCache, cache_budget_bytes, weigh
 
 
 def test_weigh_counts_arrays_and_nested_parts() -> None:

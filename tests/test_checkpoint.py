@@ -6,9 +6,9 @@ import pytest
 import torch
 from helpers import make_explainer
 
-from selfexplain.checkpoint import ModelDirectoryError, atomic_directory, load_model_directory, save_model
-from selfexplain.encoders import UnsafeWeightsError
 from selfexplain.inputs import encode
+from selfexplain.modeling.checkpoint import ModelDirectoryError, atomic_directory, load_model_directory, save_model
+from selfexplain.modeling.encoders import UnsafeWeightsError
 
 
 def _logits(explainer, texts):

@@ -10,8 +10,7 @@ import pytest
 import torch
 from helpers import make_explainer
 
-from selfexplain.checkpoint import save_model
-from selfexplain.compare import (
+from selfexplain.analysis.compare import (
     Side,
     alpha_on_axis,
     check_compatible,
@@ -25,11 +24,12 @@ from selfexplain.compare import (
     rank_biased_overlap,
 )
 from selfexplain.errors import InvalidInputError
-from selfexplain.explanation import Explanation, Token
+from selfexplain.modeling.checkpoint import save_model
 from selfexplain.pipeline import SelfExplainer
+from selfexplain.results.explanation import Explanation, Token
+from selfexplain.results.words import word_view
 from selfexplain.views.compare import agreement_caption, agreement_figure, axis_grid_figure, gradient_figure
 from selfexplain.views.style import HIGHLIGHT, PALETTE
-from selfexplain.words import word_view
 
 TEXT = "The film isn't bad, it's un-watchable... really!"
 

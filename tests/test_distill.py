@@ -22,9 +22,9 @@ from transformers import (
 )
 
 from selfexplain.cli import main
-from selfexplain.config import ModelConfig
 from selfexplain.distill.fidelity import measure_fidelity, split_indices
-from selfexplain.model_card import read_model_card
+from selfexplain.modeling.config import ModelConfig
+from selfexplain.modeling.model_card import read_model_card
 
 LABELS = {0: "bad", 1: "so-so", 2: "good"}
 
@@ -219,7 +219,7 @@ def test_distill_a_selfexplain_baseline_starts_from_its_encoder_and_output_layer
 ) -> None:
     from helpers import SST5_LABELS, make_explainer
 
-    from selfexplain.checkpoint import save_model
+    from selfexplain.modeling.checkpoint import save_model
 
     baseline = make_explainer(tiny_encoder, seed=6, head="mean")
     save_model(baseline.model, baseline.tokenizer, tmp_path / "baseline")
@@ -239,8 +239,8 @@ def test_a_pretrained_encoder_student_copies_nothing_from_the_teacher(
 ) -> None:
     from helpers import make_explainer
 
-    from selfexplain.checkpoint import save_model
-    from selfexplain.encoders import load_encoder
+    from selfexplain.modeling.checkpoint import save_model
+    from selfexplain.modeling.encoders import load_encoder
     from selfexplain.pipeline import load_model
 
     baseline = make_explainer(tiny_encoder, seed=6, head="mean")

@@ -11,11 +11,11 @@ import pytest
 from helpers import make_explainer
 from streamlit.testing.v1 import AppTest
 
-from selfexplain.checkpoint import save_model
 from selfexplain.cli import main
 from selfexplain.errors import InvalidInputError
-from selfexplain.limits import MAX_CHARS_VARIABLE, max_chars_setting, max_input_chars, max_spans
-from selfexplain.normalisers import entmax15, on_candidates, sparsemax
+from selfexplain.modeling.checkpoint import save_model
+from selfexplain.modeling.normalisers import entmax15, on_candidates, sparsemax
+from selfexplain.support.limits import MAX_CHARS_VARIABLE, max_chars_setting, max_input_chars, max_spans
 from selfexplain.views.document import (
     document_highlight_html,
     part_attention_figure,

@@ -13,7 +13,7 @@ from selfexplain.data import Example
 from selfexplain.errors import InvalidInputError
 from selfexplain.faithfulness import alpha_tests, figures, summary
 from selfexplain.faithfulness.experiment import RESULTS_FILE, LabOptions, run_lab
-from selfexplain.progress_log import iter_rows
+from selfexplain.support.progress_log import iter_rows
 
 TEXTS = ["good plot bad acting", "a dull, lifeless film", "sweet and funny", "the story is thin"]
 OPTIONS = LabOptions(explainers=("alpha", "gradient", "loo", "random"), adversarial_steps=10, permutations=20)
@@ -82,8 +82,8 @@ def test_resume_after_a_kill_matches_an_uninterrupted_run(tiny_explainer, tmp_pa
 def test_cli_writes_the_report(tiny_encoder, tmp_path: Path) -> None:
     from helpers import make_explainer
 
-    from selfexplain.checkpoint import save_model
     from selfexplain.cli import main
+    from selfexplain.modeling.checkpoint import save_model
 
     explainer = make_explainer(tiny_encoder, seed=3)
     save_model(explainer.model, explainer.tokenizer, tmp_path / "model")

@@ -17,16 +17,16 @@ from transformers import AutoTokenizer, GPT2Config, XLMRobertaConfig
 from selfexplain.anatomy.stats import punctuation_ids
 from selfexplain.batch.reader import RowReader
 from selfexplain.batch.runner import BatchOptions, run_batch
-from selfexplain.checkpoint import save_model
 from selfexplain.cli import main
-from selfexplain.config import ModelConfig
 from selfexplain.data import Example
 from selfexplain.faithfulness.experiment import LabOptions, run_lab
-from selfexplain.families import Family, family_of
-from selfexplain.model import SelfExplainingModel
+from selfexplain.modeling.checkpoint import save_model
+from selfexplain.modeling.config import ModelConfig
+from selfexplain.modeling.families import Family, family_of
+from selfexplain.modeling.model import SelfExplainingModel
 from selfexplain.pipeline import SelfExplainer, load_model
-from selfexplain.progress_log import iter_rows
-from selfexplain.training import TrainOptions, train
+from selfexplain.support.progress_log import iter_rows
+from selfexplain.training.loop import TrainOptions, train
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 LONG = " ".join(["the film is good but slow and the ending is dull"] * 30)  # ~330 tokens: windows of 128

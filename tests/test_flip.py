@@ -7,7 +7,7 @@ from itertools import combinations
 
 import numpy as np
 
-from selfexplain.flip import flip_certificate, smallest_flip, subsets_by_size
+from selfexplain.faithfulness.flip import flip_certificate, smallest_flip, subsets_by_size
 
 
 def brute_force(alpha: np.ndarray, contributions: np.ndarray, bias: np.ndarray, top: int) -> tuple[int, ...] | None:

@@ -4,7 +4,7 @@ import platform
 
 import pytest
 
-from selfexplain.malloc_tuning import fix_mmap_threshold
+from selfexplain.support.malloc_tuning import fix_mmap_threshold
 
 
 @pytest.mark.skipif(platform.system() != "Linux" or platform.libc_ver()[0] != "glibc", reason="glibc only")

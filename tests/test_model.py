@@ -6,9 +6,9 @@ import pytest
 import torch
 from helpers import make_explainer
 
-from selfexplain.config import ModelConfig
 from selfexplain.inputs import encode
-from selfexplain.model import SelfExplainingModel, sparsity_loss
+from selfexplain.modeling.config import ModelConfig
+from selfexplain.modeling.model import SelfExplainingModel, sparsity_loss
 
 
 def test_forward_returns_logits_alpha_attentions_and_states(tiny_pair_explainer) -> None:

@@ -11,11 +11,20 @@ import pytest
 import torch
 from helpers import make_explainer
 
-from selfexplain.checkpoint import HUB_CONFIG, load_model_directory, save_model
-from selfexplain.config import ModelConfig
 from selfexplain.errors import ModelDirectoryError
-from selfexplain.model_card import CARD_FILE, Measure, ModelCard, parse_model_card, read_model_card, write_model_card
-from selfexplain.model_card_text import base_model_of, card_from_config, md
+from selfexplain.modeling.checkpoint import HUB_CONFIG, load_model_directory, save_model
+from selfexplain.modeling.config import ModelConfig
+from selfexplain.modeling.model_card import (
+    CARD_FILE,
+    Measure,
+    ModelCard,
+    base_model_of,
+    card_from_config,
+    md,
+    parse_model_card,
+    read_model_card,
+    write_model_card,
+)
 from selfexplain.pipeline import SHIPPED_MODELS_DIR
 
 HOSTILE = "<script>alert('x')</script> & [link](javascript:x) | *bold*"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from helpers import open_page
 
-from selfexplain.model_card import CARD_FILE, Measure, ModelCard, write_model_card
+from selfexplain.modeling.model_card import CARD_FILE, Measure, ModelCard, write_model_card
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "9_Model_card.py")
 HOSTILE = "<script>alert(1)</script> [click](javascript:alert(2)) & more"
@@ -94,7 +94,7 @@ def test_each_figure_says_what_it_was_measured_on(tiny_model_dir: Path, tmp_path
 
 
 def test_the_shipped_cards_say_what_each_number_was_measured_on() -> None:
-    from selfexplain.model_card import read_model_card
+    from selfexplain.modeling.model_card import read_model_card
 
     root = Path(__file__).resolve().parents[1] / "assets" / "models"
     for name in ("sst5-minilm", "snli-minilm"):
@@ -118,7 +118,7 @@ def test_a_broken_card_is_reported_and_the_configuration_shown(tiny_model_dir: P
 def test_shipped_model_card_shows_accuracy_against_its_baseline() -> None:
     from streamlit.testing.v1 import AppTest
 
-    from selfexplain.model_card import read_model_card
+    from selfexplain.modeling.model_card import read_model_card
     from selfexplain.pipeline import SHIPPED_MODELS_DIR
 
     card = read_model_card(SHIPPED_MODELS_DIR / "sst5-minilm")  # the page shows the card's own figures

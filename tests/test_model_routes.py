@@ -18,11 +18,11 @@ from selfexplain.anatomy.agreement import agreement_sentences, confusion_by_laye
 from selfexplain.anatomy.corpus import attention_anatomy
 from selfexplain.anatomy.probing import cache_hidden_states
 from selfexplain.data import Example
-from selfexplain.evaluation import predict_examples
 from selfexplain.explainers import get_method
 from selfexplain.faithfulness.experiment import LabOptions, analyse
-from selfexplain.flip import flip_certificate
+from selfexplain.faithfulness.flip import flip_certificate
 from selfexplain.pipeline import SelfExplainer
+from selfexplain.training.evaluation import predict_examples
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "selfexplain"
@@ -30,9 +30,9 @@ PACKAGE = ROOT / "selfexplain"
 MODEL_NAMES = {"model", "core", "net", "network", "encoder"}
 ALLOWED = {
     ("pipeline.py", "SelfExplainer.run"),  # the one route
-    ("training.py", "batch_loss"),  # training's own model object
-    ("model.py", "SelfExplainingModel._encode"),  # the model calling its encoder
-    ("warm_start.py", "hf_probabilities"),  # a Hugging Face teacher: not a selfexplain model, no explainer
+    ("training/loop.py", "batch_loss"),  # training's own model object
+    ("modeling/model.py", "SelfExplainingModel._encode"),  # the model calling its encoder
+    ("training/warm_start.py", "hf_probabilities"),  # a Hugging Face teacher: not a selfexplain model, no explainer
 }
 LONG = " ".join(["the film is good but slow and the ending is dull"] * 30)
 

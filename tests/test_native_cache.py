@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from selfexplain import native_cache, native_spans
-from selfexplain.private_paths import file_digest
+from selfexplain.modeling import native_cache, native_spans
+from selfexplain.support.private_paths import file_digest
 
 needs_compiler = pytest.mark.skipif(
     shutil.which("cc") is None and shutil.which("gcc") is None, reason="the native kernels need a C compiler"

@@ -8,8 +8,8 @@ import torch
 
 from selfexplain.data import Example
 from selfexplain.inputs import plan_inputs
-from selfexplain.objectives import complement_loss, sufficiency_loss, top_span_inputs
-from selfexplain.training import TrainOptions, batch_loss
+from selfexplain.training.loop import TrainOptions, batch_loss
+from selfexplain.training.objectives import complement_loss, sufficiency_loss, top_span_inputs
 from tests.helpers import make_explainer
 
 

@@ -8,7 +8,6 @@ import pytest
 
 from selfexplain.cli import main
 from selfexplain.data import DataError
-from selfexplain.explanation import Explanation, Token
 from selfexplain.plausibility.metrics import (
     average_precision,
     hard_spans,
@@ -20,6 +19,7 @@ from selfexplain.plausibility.metrics import (
     token_runs,
 )
 from selfexplain.plausibility.rationales import parse_tagged, read_rationale_jsonl
+from selfexplain.results.explanation import Explanation, Token
 
 
 def explanation_with_alpha(weights: dict[tuple[int, int], float], n: int = 6) -> Explanation:

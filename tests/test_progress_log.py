@@ -9,8 +9,15 @@ from pathlib import Path
 
 import pytest
 
-import selfexplain.progress_log as progress_log
-from selfexplain.progress_log import ProgressLog, check_same_run, fingerprint, iter_rows, read_state, write_state
+import selfexplain.support.progress_log as progress_log
+from selfexplain.support.progress_log import (
+    ProgressLog,
+    check_same_run,
+    fingerprint,
+    iter_rows,
+    read_state,
+    write_state,
+)
 
 ROWS = [{"index": 0, "text": "a fine film"}, {"index": 1, "text": "café ☃"}]
 

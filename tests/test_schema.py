@@ -1,4 +1,4 @@
-"""One schema for an explained input (:mod:`selfexplain.schema`): ``to_dict``/``from_dict`` round trips of
+"""One schema for an explained input (:mod:`selfexplain.results.schema`): ``to_dict``/``from_dict`` round trips of
 Explanation and Document, and batch records and gallery pins written before the schema was shared still load
 into the same token-less Explanation (the literals below were written by the code of that time)."""
 
@@ -13,11 +13,11 @@ import pytest
 from helpers import make_explainer
 
 from selfexplain.batch.records import parse_results, record_explanation, record_spans
-from selfexplain.document import Document
 from selfexplain.errors import InvalidInputError
-from selfexplain.explanation import Explanation
 from selfexplain.gallery.records import parse_line, validate_record
 from selfexplain.gallery.view import pin_spans, summary_explanation
+from selfexplain.results.document import Document
+from selfexplain.results.explanation import Explanation
 from selfexplain.views.figures import probability_figure
 from selfexplain.views.highlight import highlight_html
 
@@ -303,7 +303,7 @@ def test_windowed_explanation_and_document_round_trip(tiny_encoder: Path) -> Non
 
 
 def test_a_grid_over_the_dense_limit_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("selfexplain.explanation.DENSE_MAX_TOKENS", 2)
+    monkeypatch.setattr("selfexplain.results.explanation.DENSE_MAX_TOKENS", 2)
     with pytest.raises(InvalidInputError, match="dense explanation"):
         Explanation.from_dict(PIN["explanation"])
     assert Explanation.from_dict(PIN["explanation"], tokens=False).num_tokens == 0

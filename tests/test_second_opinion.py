@@ -7,13 +7,13 @@ import pytest
 from evidence_models import sparse_explainer
 from helpers import open_page
 
-from selfexplain.compare import rank_agreement
+from selfexplain.analysis.compare import rank_agreement
+from selfexplain.analysis.second_opinion import SecondOpinion, agreement_sentence, second_opinion
 from selfexplain.explainers import get_method
 from selfexplain.pipeline import SelfExplainer
-from selfexplain.second_opinion import SecondOpinion, agreement_sentence, second_opinion
+from selfexplain.results.words import word_view
 from selfexplain.views.figures import span_grid_figure
 from selfexplain.views.second_opinion import second_opinion_figure
-from selfexplain.words import word_view
 
 TEXT = "The flabbergastingly wooden plot dragged."
 

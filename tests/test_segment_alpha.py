@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 import torch
 
-from selfexplain.checkpoint import load_model_directory, save_model
-from selfexplain.config import ModelConfig
 from selfexplain.faithfulness.alpha_tests import removal_logits, span_view, uniform_prediction
-from selfexplain.flip import flip_certificate, smallest_flip, subsets_by_size
+from selfexplain.faithfulness.flip import flip_certificate, smallest_flip, subsets_by_size
+from selfexplain.modeling.checkpoint import load_model_directory, save_model
+from selfexplain.modeling.config import ModelConfig
 from selfexplain.pipeline import SelfExplainer
 from tests.helpers import make_explainer
 

@@ -109,7 +109,7 @@ def test_cache_mb(bare: pytest.MonkeyPatch) -> None:
     for raw, value in (("128", 128), (" 8 ", 8), ("", 64), ("lots", 64), ("1.5", 64), ("0", 1), ("-3", 1)):
         bare.setenv("SELFEXPLAIN_CACHE_MB", raw)
         assert settings.cache_mb() == value
-    from selfexplain.byte_cache import cache_budget_bytes
+    from selfexplain.support.byte_cache import cache_budget_bytes
 
     bare.setenv("SELFEXPLAIN_CACHE_MB", "3")
     assert cache_budget_bytes() == 3 * 2**20
@@ -127,10 +127,10 @@ def test_app_defaults_leave_the_operators_choice(bare: pytest.MonkeyPatch) -> No
 def test_every_reader_goes_through_the_accessors(bare: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """The modules that used to read the environment themselves see a change at once (nothing cached)."""
     from selfexplain.gallery.location import database_url, gallery_home
-    from selfexplain.limits import max_input_chars
-    from selfexplain.model_folders import models_folders, restricted
-    from selfexplain.native_cache import cache_root
-    from selfexplain.native_spans import fusion_allowed
+    from selfexplain.modeling.model_folders import models_folders, restricted
+    from selfexplain.modeling.native_cache import cache_root
+    from selfexplain.modeling.native_spans import fusion_allowed
+    from selfexplain.support.limits import max_input_chars
 
     bare.setenv("SELFEXPLAIN_MAX_CHARS", "12")
     bare.setenv("SELFEXPLAIN_MODELS_DIR", str(tmp_path))

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 import torch
 
-from selfexplain.explanation import Explanation, Token
 from selfexplain.faithfulness.alpha_tests import SpanView
-from selfexplain.normalisers import normalise
+from selfexplain.modeling.normalisers import normalise
 from selfexplain.plausibility.metrics import alpha_token_f1s, plausibility
+from selfexplain.results.explanation import Explanation, Token
 from selfexplain.sharpness.measures import (
     MEASURES,
     both_sides_share,

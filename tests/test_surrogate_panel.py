@@ -12,9 +12,8 @@ from helpers import make_explainer
 from streamlit.testing.v1 import AppTest
 
 from pages.parts.surrogate_panel import DISAGREE
-from selfexplain.checkpoint import save_model
-from selfexplain.model_card import write_model_card
-from selfexplain.model_card_text import card_from_config
+from selfexplain.modeling.checkpoint import save_model
+from selfexplain.modeling.model_card import card_from_config, write_model_card
 
 TEXT = "the film is slow but warm"
 
@@ -33,7 +32,7 @@ def _biased(tiny_encoder: Path, folder: Path, label: int, name: str) -> Path:
 def _surrogate(tiny_encoder: Path, tmp_path: Path, student_label: int, teacher_label: int) -> Path:
     teacher = _biased(tiny_encoder, tmp_path / "teacher", teacher_label, "my-model")
     student = _biased(tiny_encoder, tmp_path / "models" / "student", student_label, "surrogate")
-    from selfexplain.config import ModelConfig
+    from selfexplain.modeling.config import ModelConfig
 
     card = card_from_config(ModelConfig.load(student))
     card = replace(card, surrogate_of="my-model", recipe=(*card.recipe, ("teacher_folder", str(teacher))))

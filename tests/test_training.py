@@ -5,10 +5,10 @@ from pathlib import Path
 
 import torch
 
-from selfexplain.checkpoint import load_model_directory
-from selfexplain.config import ModelConfig
 from selfexplain.data import Example
-from selfexplain.training import TrainOptions, epoch_batches, train
+from selfexplain.modeling.checkpoint import load_model_directory
+from selfexplain.modeling.config import ModelConfig
+from selfexplain.training.loop import TrainOptions, epoch_batches, train
 
 WORDS = {1: ["great", "superb", "moving", "fine"], 0: ["dull", "awful", "boring", "weak"]}
 
@@ -51,7 +51,7 @@ def test_epoch_batches_cover_every_example_once_and_are_seeded() -> None:
 def test_windowed_training_reads_long_texts_whole(tiny_encoder: Path, tmp_path: Path) -> None:
     from helpers import make_explainer
 
-    from selfexplain.training import batch_loss
+    from selfexplain.training.loop import batch_loss
 
     explainer = make_explainer(tiny_encoder, seed=2)
     long_text = " ".join(["the film was great"] * 30)  # ~120 tokens, over a 32-token window
@@ -69,7 +69,7 @@ def test_windowed_training_reads_long_texts_whole(tiny_encoder: Path, tmp_path: 
 
 
 def test_temperature_anneals_geometrically_to_one() -> None:
-    from selfexplain.training import annealed_temperature
+    from selfexplain.training.loop import annealed_temperature
 
     assert annealed_temperature(0, 100, 10.0) == 10.0
     assert abs(annealed_temperature(25, 100, 10.0) - 10**0.5) < 1e-9

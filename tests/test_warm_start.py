@@ -9,11 +9,11 @@ import pytest
 import torch
 from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
 
-from selfexplain.checkpoint import save_model
 from selfexplain.data import Example
 from selfexplain.errors import InvalidInputError
-from selfexplain.training import TrainOptions, train
-from selfexplain.warm_start import distillation_loss, teacher_targets, warm_start
+from selfexplain.modeling.checkpoint import save_model
+from selfexplain.training.loop import TrainOptions, train
+from selfexplain.training.warm_start import distillation_loss, teacher_targets, warm_start
 from tests.helpers import SST5_LABELS, make_explainer
 
 TEXTS = ["a dull and long film", "bright warm fun", "not good at all", "a great ride", "flat, tired jokes"]

@@ -9,8 +9,9 @@ from plotly.graph_objects import Figure
 
 from pages.parts.view_state import bind, keep, kept
 from pages.ui import PLOT_CONFIG
-from selfexplain.attention import AGGREGATES, aggregate_attention
-from selfexplain.explanation import Explanation
+from selfexplain.results.attention import AGGREGATES, aggregate_attention
+from selfexplain.results.explanation import Explanation
+from selfexplain.results.words import Level, level_view
 from selfexplain.views.figures import attention_figure
 from selfexplain.views.word_attention import (
     MERGE_RULE,
@@ -18,7 +19,6 @@ from selfexplain.views.word_attention import (
     head_view_html,
     word_attention_figure,
 )
-from selfexplain.words import Level, level_view
 
 
 def on_model_view_select() -> None:

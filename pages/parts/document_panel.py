@@ -3,7 +3,7 @@ spans, and one sentence or paragraph opened as an alpha grid beside the raw atte
 encoder window that holds it.
 
 Texts of more than :data:`LONG_TOKENS` tokens (more than two windows of the shipped models)
-come here instead of the dense view. The :class:`~selfexplain.document.Document` keeps spans
+come here instead of the dense view. The :class:`~selfexplain.results.document.Document` keeps spans
 sparse, and every chart sent to the browser is linear in the length (one bar per part) or at
 most 120 x 120 cells (one part).
 """
@@ -17,12 +17,13 @@ import streamlit as st
 
 from pages.ui import PLOT_CONFIG
 from pages.ui.loading import cached_explainer, cached_result
-from selfexplain.attention import AGGREGATES
-from selfexplain.document import Document, WindowAttention
-from selfexplain.document_parts import PART_LEVELS, DocumentParts
 from selfexplain.errors import USER_ERRORS
-from selfexplain.explanation import Explanation
 from selfexplain.pipeline import SelfExplainer
+from selfexplain.results.attention import AGGREGATES
+from selfexplain.results.document import Document, WindowAttention
+from selfexplain.results.document_parts import PART_LEVELS, DocumentParts
+from selfexplain.results.explanation import Explanation
+from selfexplain.results.words import level_view
 from selfexplain.views.document import (
     document_highlight_html,
     mass_in_view,
@@ -37,7 +38,6 @@ from selfexplain.views.evidence import weight_sentence
 from selfexplain.views.figures import MAX_GRID_UNITS, grid_data, grid_view, probability_figure, span_grid_figure
 from selfexplain.views.highlight import escape_text
 from selfexplain.views.word_attention import MERGE_RULE
-from selfexplain.words import level_view
 
 LONG_TOKENS = 1_000  # longer texts are shown as a document (the shipped models' two windows hold 766)
 

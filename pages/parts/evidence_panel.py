@@ -11,11 +11,11 @@ from pages.parts.attention_panel import render_attention
 from pages.parts.grid_panel import render_grid, shown_explanation
 from pages.parts.second_opinion_panel import render_second_opinion
 from pages.parts.view_state import bind, keep_top_k, kept, remember, selected_span
-from selfexplain.explanation import Explanation, Span
+from selfexplain.results.explanation import Explanation, Span
+from selfexplain.results.words import LEVELS, Level
 from selfexplain.views.evidence import selected_caption, weight_sentence
 from selfexplain.views.figures import span_table
 from selfexplain.views.highlight import highlight_html
-from selfexplain.words import LEVELS, Level
 
 
 def render_evidence_controls(explanation: Explanation) -> tuple[list[Span], Level, DeltaGenerator]:

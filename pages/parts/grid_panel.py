@@ -9,9 +9,9 @@ from plotly.graph_objects import Figure
 from pages.parts.view_state import bind, kept, remember, selected_span
 from pages.ui import PLOT_CONFIG
 from pages.ui.loading import cached_explanation
-from selfexplain.explanation import Explanation
+from selfexplain.results.explanation import Explanation
+from selfexplain.results.words import Level, group_span_at, level_view
 from selfexplain.views.figures import MAX_GRID_UNITS, grid_view, span_grid_figure
-from selfexplain.words import Level, group_span_at, level_view
 
 
 def shown_explanation() -> Explanation:

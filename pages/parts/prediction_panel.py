@@ -7,7 +7,7 @@ import streamlit as st
 
 from pages.parts.surrogate_panel import render_surrogate_check
 from pages.ui import PLOT_CONFIG
-from selfexplain.explanation import Explanation
+from selfexplain.results.explanation import Explanation
 from selfexplain.views.figures import probability_figure
 from selfexplain.views.highlight import escape_text
 

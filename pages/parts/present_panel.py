@@ -11,7 +11,8 @@ from pages.parts.attention_panel import chosen_matrix
 from pages.parts.surrogate_panel import render_surrogate_check
 from pages.parts.view_state import keep
 from pages.ui import PLOT_CONFIG
-from selfexplain.explanation import Explanation
+from selfexplain.results.explanation import Explanation
+from selfexplain.results.words import level_view
 from selfexplain.views.figures import probability_figure, span_grid_figure
 from selfexplain.views.highlight import highlight_html
 from selfexplain.views.present import (
@@ -25,7 +26,6 @@ from selfexplain.views.present import (
 )
 from selfexplain.views.style import CAPTION_TEXT, apply_layout
 from selfexplain.views.word_attention import explanation_group_attention, word_attention_figure
-from selfexplain.words import level_view
 
 PRESENT_CSS = f"""<style>
 [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stExpandSidebarButton"],

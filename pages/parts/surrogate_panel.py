@@ -16,8 +16,8 @@ from pages.ui.picker import model_card
 from selfexplain.data import Example
 from selfexplain.distill.predictor import TeacherPredictor, load_teacher, teacher_location
 from selfexplain.errors import USER_ERRORS
-from selfexplain.explanation import Explanation
-from selfexplain.model_folders import models_folders, restricted
+from selfexplain.modeling.model_folders import models_folders, restricted
+from selfexplain.results.explanation import Explanation
 from selfexplain.views.highlight import escape_text
 
 DISAGREE = "The surrogate disagrees with your model here; its explanation does not apply."

@@ -11,10 +11,10 @@ from plotly.graph_objects import Figure
 
 from pages.parts.attention_panel import attention_figure_for, on_model_view_select
 from pages.ui import PLOT_CONFIG
-from selfexplain.explanation import Explanation, Span
+from selfexplain.results.explanation import Explanation, Span
+from selfexplain.results.words import Level
 from selfexplain.views.figures import model_view_figure, probability_figure
 from selfexplain.views.html_report import report_html
-from selfexplain.words import Level
 
 
 def explanation_json(explanation: Explanation) -> str:

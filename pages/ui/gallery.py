@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from selfexplain.errors import USER_ERRORS
-from selfexplain.explanation import Explanation
+from selfexplain.results.explanation import Explanation
 from selfexplain.views.highlight import escape_text
 
 

@@ -1,12 +1,12 @@
 """The input character limit on the pages: the setting in force (``SELFEXPLAIN_MAX_CHARS``, see
-:mod:`selfexplain.limits`) for every text box, and a caption that names it."""
+:mod:`selfexplain.support.limits`) for every text box, and a caption that names it."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from selfexplain.errors import USER_ERRORS
-from selfexplain.limits import DEFAULT_MAX_INPUT_CHARS, MAX_CHARS_VARIABLE, max_input_chars
+from selfexplain.support.limits import DEFAULT_MAX_INPUT_CHARS, MAX_CHARS_VARIABLE, max_input_chars
 from selfexplain.views.highlight import escape_text
 
 

@@ -9,10 +9,10 @@ from typing import TypeVar
 
 import streamlit as st
 
-from selfexplain.byte_cache import ByteCache, cache_budget_bytes
-from selfexplain.explanation import Explanation
-from selfexplain.malloc_tuning import fix_mmap_threshold
 from selfexplain.pipeline import SelfExplainer, load_model
+from selfexplain.results.explanation import Explanation
+from selfexplain.support.byte_cache import ByteCache, cache_budget_bytes
+from selfexplain.support.malloc_tuning import fix_mmap_threshold
 
 T = TypeVar("T")
 

@@ -10,7 +10,7 @@ import streamlit as st
 from pages.ui.loading import cached_explainer
 from pages.ui.surrogate import render_sidebar_note
 from selfexplain.errors import USER_ERRORS
-from selfexplain.model_card import CARD_FILE, ModelCard, read_model_card
+from selfexplain.modeling.model_card import CARD_FILE, ModelCard, read_model_card
 from selfexplain.pipeline import DEFAULT_MODEL, SelfExplainer, available_models, resolve_model, restricted
 from selfexplain.views.highlight import escape_text
 

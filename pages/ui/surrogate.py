@@ -10,8 +10,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from selfexplain.config import ModelConfig
-from selfexplain.model_card import ModelCard
+from selfexplain.modeling.config import ModelConfig
+from selfexplain.modeling.model_card import ModelCard
 from selfexplain.views.highlight import escape_text
 
 

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from selfexplain.data import Example
-from selfexplain.explanation import Explanation
-from selfexplain.words import word_of_token
+from selfexplain.results.explanation import Explanation
+from selfexplain.results.words import word_of_token
 
 
 def example_rng(seed: int, index: int) -> np.random.Generator:

@@ -22,11 +22,11 @@ from selfexplain.anatomy.perturb import (
     get_perturbation,
     shuffle_degree,
 )
-from selfexplain.attention import cls_attention_scores
 from selfexplain.data import Example
-from selfexplain.explanation import Explanation
 from selfexplain.pipeline import SelfExplainer
-from selfexplain.words import word_of_token
+from selfexplain.results.attention import cls_attention_scores
+from selfexplain.results.explanation import Explanation
+from selfexplain.results.words import word_of_token
 
 
 def word_distribution(explanation: Explanation, scores: np.ndarray) -> dict[str, float]:

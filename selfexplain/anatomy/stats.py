@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from selfexplain.families import Family
+from selfexplain.modeling.families import Family
 
 STAT_NAMES: tuple[str, ...] = (
     "cls",
@@ -61,7 +61,7 @@ class Roles:
 
 def punctuation_ids(tokenizer: object) -> torch.Tensor:
     """``[P]`` ids of every vocabulary entry made only of punctuation once its sub-word markers are stripped
-    (the family adapter's :meth:`~selfexplain.families.Family.strip_markers`)."""
+    (the family adapter's :meth:`~selfexplain.modeling.families.Family.strip_markers`)."""
     vocab: dict[str, int] = tokenizer.get_vocab()  # type: ignore[attr-defined]
     ids = [i for t, i in vocab.items() if (s := Family.strip_markers(t)) and set(s) <= _PUNCT]
     return torch.tensor(sorted(ids), dtype=torch.long)

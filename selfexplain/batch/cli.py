@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     from selfexplain.batch.reader import BatchInputError, RowReader
     from selfexplain.batch.runner import BatchOptions, run_batch
     from selfexplain.pipeline import load_model
-    from selfexplain.progress_log import iter_rows
+    from selfexplain.support.progress_log import iter_rows
 
     if args.batch_size < 1 or args.top_k < 0:
         raise BatchInputError("--batch-size must be at least 1 and --top-k at least 0")

@@ -22,10 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from selfexplain.attention import cls_attention_scores
 from selfexplain.batch.reader import Row
-from selfexplain.explanation import Explanation, Span
-from selfexplain.jsonl import RecordError, parse_record
+from selfexplain.results.attention import cls_attention_scores
+from selfexplain.results.explanation import Explanation, Span
+from selfexplain.support.jsonl import RecordError, parse_record
 
 SCHEMA_VERSION = 1
 FIELDS = (

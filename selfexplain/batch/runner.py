@@ -26,9 +26,9 @@ from tqdm.auto import tqdm
 from selfexplain.batch.reader import BatchInputError, Row, RowReader
 from selfexplain.batch.records import SCHEMA_VERSION, empty_record, explanation_record, gold_label
 from selfexplain.errors import InvalidInputError
-from selfexplain.jsonl import parse_record
 from selfexplain.pipeline import SelfExplainer, max_input_chars
-from selfexplain.progress_log import ProgressLog, check_same_run, fingerprint, read_state, write_state
+from selfexplain.support.jsonl import parse_record
+from selfexplain.support.progress_log import ProgressLog, check_same_run, fingerprint, read_state, write_state
 
 
 @dataclass(frozen=True)

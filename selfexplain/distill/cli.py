@@ -90,7 +90,7 @@ def _texts(args: argparse.Namespace) -> list:
 def run_distill(args: argparse.Namespace) -> int:
     from selfexplain.distill.run import distill
     from selfexplain.errors import InvalidInputError
-    from selfexplain.training import TrainOptions
+    from selfexplain.training.loop import TrainOptions
 
     if args.teacher_weight < 0 or not args.temperature > 0 or not args.anneal_temperature > 0:
         raise InvalidInputError("--teacher-weight must be 0 or above, --temperature and --anneal-temperature above 0")
@@ -118,8 +118,8 @@ def run_fidelity(args: argparse.Namespace) -> int:
     from selfexplain.distill.record import record_fidelity
     from selfexplain.distill.teacher import read_teacher, teacher_probabilities
     from selfexplain.errors import InvalidInputError
-    from selfexplain.evaluation import predict_examples
     from selfexplain.pipeline import load_model
+    from selfexplain.training.evaluation import predict_examples
 
     teacher = read_teacher(args.teacher)
     explainer = load_model(args.model, fused=not args.no_fused)

@@ -11,7 +11,7 @@ import torch
 
 from selfexplain.data import Example
 from selfexplain.distill.teacher import Teacher, read_teacher
-from selfexplain.model_card import ModelCard
+from selfexplain.modeling.model_card import ModelCard
 
 
 class TeacherPredictor:
@@ -29,7 +29,7 @@ class TeacherPredictor:
 
             self._explainer = load_model(teacher.location)
         else:
-            from selfexplain.warm_start import load_hf_classifier
+            from selfexplain.training.warm_start import load_hf_classifier
 
             self._model, self._tokenizer = load_hf_classifier(teacher.location)
 
@@ -40,10 +40,10 @@ class TeacherPredictor:
     def probabilities(self, examples: Sequence[Example], max_length: int = 512) -> np.ndarray:
         """``[E, C]`` probabilities of ``examples`` (inputs over ``max_length`` tokens are cut)."""
         if self._explainer is not None:
-            from selfexplain.evaluation import predict_examples
+            from selfexplain.training.evaluation import predict_examples
 
             return predict_examples(self._explainer, examples, progress=False, windows=True).probabilities
-        from selfexplain.warm_start import hf_probabilities
+        from selfexplain.training.warm_start import hf_probabilities
 
         assert self._model is not None and self._tokenizer is not None
         return hf_probabilities(self._model, self._tokenizer, examples, max_length).numpy()

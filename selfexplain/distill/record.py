@@ -7,10 +7,16 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from selfexplain.config import ModelConfig
 from selfexplain.distill.fidelity import Fidelity
-from selfexplain.model_card import Measure, ModelCard, has_model_card, read_model_card, write_model_card
-from selfexplain.model_card_text import card_from_config
+from selfexplain.modeling.config import ModelConfig
+from selfexplain.modeling.model_card import (
+    Measure,
+    ModelCard,
+    card_from_config,
+    has_model_card,
+    read_model_card,
+    write_model_card,
+)
 
 AGREEMENT_MEANING = "share of inputs on which the surrogate predicts the teacher's label"
 TVD_MEANING = "mean total-variation distance of the two probability vectors (0 identical, 1 disjoint)"

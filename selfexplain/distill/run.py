@@ -1,8 +1,8 @@
 """One distillation run: the teacher labels the data once (cached in ``OUT/teacher.safetensors``), the
 data is split (seeded) into training, dev and held-out inputs, the student trains on the teacher's
 labels (cross-entropy towards its argmax) and probabilities (``--teacher-weight`` times the KL term of
-:func:`selfexplain.warm_start.distillation_loss`) with the span head's usual terms, through
-:func:`selfexplain.training.train` (progress bar, best checkpoint by dev agreement, resumable from
+:func:`selfexplain.training.warm_start.distillation_loss`) with the span head's usual terms, through
+:func:`selfexplain.training.loop.train` (progress bar, best checkpoint by dev agreement, resumable from
 ``OUT/last``), and its fidelity is measured on the held-out inputs it never saw.
 """
 
@@ -29,7 +29,7 @@ from selfexplain.distill.fidelity import (
 from selfexplain.distill.record import record_distillation
 from selfexplain.distill.teacher import Teacher, read_teacher, student_start, teacher_probabilities
 from selfexplain.errors import InvalidInputError
-from selfexplain.training import TrainOptions, train
+from selfexplain.training.loop import TrainOptions, train
 
 TEACHER_CACHE = "teacher.safetensors"
 SPLITS_FILE = "distill.json"
@@ -76,8 +76,8 @@ def cached_teacher_probabilities(
 def _student_fidelity(
     student: Path, examples: Sequence[Example], targets: torch.Tensor, options: TrainOptions
 ) -> Fidelity:
-    from selfexplain.evaluation import predict_examples
     from selfexplain.pipeline import load_model
+    from selfexplain.training.evaluation import predict_examples
 
     explainer = load_model(str(student), fused=options.fused)
     predicted = predict_examples(
@@ -99,11 +99,11 @@ def distill(
     pretrained_encoder: bool = False,
 ) -> DistillResult:
     """Train a self-explaining surrogate of ``teacher_source`` on the texts of ``examples`` (their labels,
-    if any, are ignored) into ``out``; ``student`` holds :class:`~selfexplain.config.ModelConfig` fields
+    if any, are ignored) into ``out``; ``student`` holds :class:`~selfexplain.modeling.config.ModelConfig` fields
     (head, normaliser, ...); ``pretrained_encoder``: the student's encoder keeps its published weights
     (see :func:`~selfexplain.distill.teacher.student_start`). Returns the fidelity measured on the
     held-out split."""
-    from selfexplain.config import ModelConfig
+    from selfexplain.modeling.config import ModelConfig
 
     out = Path(out)
     options = options or TrainOptions()

@@ -31,7 +31,7 @@ class Teacher:
     """``source``: as given; ``location``: the folder (or Hub id) it loads from; ``family``: its encoder's
     ``model_type``; ``encoder``: what a student's encoder is built from by default (the teacher's own
     folder for a Hugging Face classifier, the base encoder of a selfexplain folder); ``warm_start``:
-    whether the student then copies the teacher's fine-tuned encoder (:func:`selfexplain.warm_start.warm_start`)."""
+    whether the student then copies the teacher's fine-tuned encoder (:func:`selfexplain.training.warm_start.warm_start`)."""
 
     source: str
     location: str
@@ -51,7 +51,7 @@ def config_dict(source: str, what: str) -> dict[str, Any]:
     """The raw ``config.json`` of a folder or Hub id, as written (no defaults filled in)."""
     from transformers import PretrainedConfig
 
-    from selfexplain.encoders import hub_allowed, resolve_encoder
+    from selfexplain.modeling.encoders import hub_allowed, resolve_encoder
 
     path = Path(source).expanduser()
     if not path.is_dir() and not hub_allowed():
@@ -109,12 +109,12 @@ def _hf_label_names(raw: dict[str, Any], source: str) -> tuple[str, ...]:
 
 def read_teacher(source: str) -> Teacher:
     """Read and check the teacher named by ``source`` (refused in one line when it cannot be used)."""
-    from selfexplain.warm_start import is_selfexplain_folder
+    from selfexplain.training.warm_start import is_selfexplain_folder
 
     if is_selfexplain_folder(source):
-        from selfexplain.checkpoint import ENCODER_CONFIG_DIR
-        from selfexplain.config import ModelConfig
-        from selfexplain.model_folders import resolve_model
+        from selfexplain.modeling.checkpoint import ENCODER_CONFIG_DIR
+        from selfexplain.modeling.config import ModelConfig
+        from selfexplain.modeling.model_folders import resolve_model
 
         folder = resolve_model(source)
         try:
@@ -167,7 +167,7 @@ def teacher_probabilities(
     teacher: Teacher, examples: Sequence[Example], max_length: int = 128, batch_size: int = 64, progress: bool = True
 ) -> torch.Tensor:
     """The teacher's class probabilities ``[E, C]`` over ``examples``, in its own label order."""
-    from selfexplain.warm_start import teacher_targets
+    from selfexplain.training.warm_start import teacher_targets
 
     source = teacher.location
     targets = teacher_targets(source, examples, list(teacher.label_names), max_length, batch_size, progress)

@@ -12,7 +12,7 @@ from selfexplain.pipeline import SelfExplainer
 
 def alpha_matrix(instance: Instance) -> np.ndarray:
     """alpha ``[T, T]`` float64 over real-token indices (0 off the valid spans): the instance's
-    :class:`~selfexplain.explanation.Explanation` grid (one window or several)."""
+    :class:`~selfexplain.results.explanation.Explanation` grid (one window or several)."""
     if instance.output.alpha is None:
         raise InvalidInputError("the model has no span layer: alpha needs a self-explaining model")
     return instance.explanation.alpha.astype(np.float64)

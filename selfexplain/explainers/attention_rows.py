@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from selfexplain.attention import rollout
 from selfexplain.explainers.attention_cls import attention_maps
 from selfexplain.explainers.base import AttributionMethod, Instance
-from selfexplain.explanation import position_prior
 from selfexplain.pipeline import SelfExplainer
+from selfexplain.results.attention import rollout
+from selfexplain.results.explanation import position_prior
 
 
 def read_layer(explainer: SelfExplainer, layers: int) -> int:

@@ -2,7 +2,7 @@
 embeddings to the model (logits, gradients, baselines, the modules captum drives), which runs
 through :meth:`SelfExplainer.run <selfexplain.pipeline.SelfExplainer.run>`.
 
-An :class:`~selfexplain.instance.Instance` (``explainer.instance(text, pair)``) is the input run
+An :class:`~selfexplain.results.instance.Instance` (``explainer.instance(text, pair)``) is the input run
 once. Shapes: ``N`` encoder positions of the one input (special tokens included), ``T`` real
 tokens (those the span layer sees), ``H`` hidden size, ``C`` classes, ``K`` copies of the input.
 """
@@ -16,8 +16,8 @@ import torch
 from torch import nn
 
 from selfexplain.explainers.registry import register
-from selfexplain.instance import Instance
 from selfexplain.pipeline import SelfExplainer
+from selfexplain.results.instance import Instance
 
 __all__ = ["AttributionMethod", "Instance"]
 

@@ -17,8 +17,8 @@ import numpy as np
 import torch
 
 from selfexplain.inputs import word_boundaries
-from selfexplain.instance import Instance
 from selfexplain.pipeline import SelfExplainer
+from selfexplain.results.instance import Instance
 
 Removal = Literal["delete", "mask"]
 REMOVALS: tuple[Removal, ...] = ("delete", "mask")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from selfexplain.attention import rollout
 from selfexplain.explainers.attention_cls import attention_maps
 from selfexplain.explainers.base import AttributionMethod, Instance
 from selfexplain.pipeline import SelfExplainer
+from selfexplain.results.attention import rollout
 
 
 class RolloutMethod(AttributionMethod):

@@ -11,12 +11,12 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from selfexplain.explanation import disjoint_spans
 from selfexplain.faithfulness.metrics import first_flip, js_divergence, total_variation
 from selfexplain.inputs.positions import span_tokens, token_index
-from selfexplain.instance import Instance
-from selfexplain.normalisers import normalise
+from selfexplain.modeling.normalisers import normalise
 from selfexplain.pipeline import SelfExplainer
+from selfexplain.results.explanation import disjoint_spans
+from selfexplain.results.instance import Instance
 
 # Removal curves of sparse alphas stop after this many spans: past the support each removal
 # brings in a new support of low-score spans, and the curve is O(V^2 log V) to compute.

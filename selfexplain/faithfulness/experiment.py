@@ -1,5 +1,5 @@
 """Run the lab over inputs: one JSON row per input, appended to ``results.jsonl`` (a
-:class:`~selfexplain.progress_log.ProgressLog`) so a killed run resumes where it stopped (rows are keyed by
+:class:`~selfexplain.support.progress_log.ProgressLog`) so a killed run resumes where it stopped (rows are keyed by
 input index; a torn last line is dropped); ``run.json`` holds the settings a resumed run must share."""
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from selfexplain.faithfulness import alpha_tests
 from selfexplain.faithfulness.metrics import kendall_tau, ranking
 from selfexplain.faithfulness.tokens import token_experiments
 from selfexplain.faithfulness.workers import analyse_in_workers
-from selfexplain.instance import Instance
 from selfexplain.pipeline import SelfExplainer
-from selfexplain.progress_log import ProgressLog, check_same_run, fingerprint, read_state, write_state
+from selfexplain.results.instance import Instance
+from selfexplain.support.progress_log import ProgressLog, check_same_run, fingerprint, read_state, write_state
 
 RESULTS_FILE = "results.jsonl"
 RUN_FILE = "run.json"

@@ -28,8 +28,8 @@ from selfexplain.faithfulness.metrics import (
     ranking,
     top_k_masks,
 )
-from selfexplain.instance import Instance
 from selfexplain.pipeline import SelfExplainer
+from selfexplain.results.instance import Instance
 
 
 def _first_flip(removed: dict[int, np.ndarray], count: int, original: int) -> int | None:

@@ -11,8 +11,8 @@ from pathlib import Path
 from selfexplain.data import Example, label_index
 from selfexplain.errors import DataError
 from selfexplain.formats.records import Records, guess_columns
+from selfexplain.formats.sst_trees import read_sst_trees
 from selfexplain.formats.text import FormatError, Txt, check_txt, text_lines
-from selfexplain.sst_trees import read_sst_trees
 
 Columns = tuple[str, str | None, str | None]  # text, pair, label
 

@@ -1,4 +1,4 @@
-"""A file as a stream of records: CSV, TSV, JSONL (through :func:`selfexplain.jsonl.parse_record`), SST
+"""A file as a stream of records: CSV, TSV, JSONL (through :func:`selfexplain.support.jsonl.parse_record`), SST
 lines (``LABEL TEXT``) or plain lines (one text a line), the last two being the two meanings of ``.txt``.
 
 File-level problems (no such file, not UTF-8, malformed CSV, a first JSONL line that is not an object, a
@@ -27,7 +27,7 @@ from selfexplain.formats.text import (
     open_bytes,
     source_name,
 )
-from selfexplain.jsonl import RecordError, parse_record
+from selfexplain.support.jsonl import RecordError, parse_record
 
 TEXT_COLUMNS = ("text", "sentence", "review", "content")
 # the two texts of a pair; ("text", "pair") is how selfexplain's own results name them

@@ -1,6 +1,6 @@
 """The gallery: pinned explanations kept in a database (SQLite by default, any SQLAlchemy URL).
 
-- ``records``: the pin record, what of an :class:`~selfexplain.explanation.Explanation` is stored, and
+- ``records``: the pin record, what of an :class:`~selfexplain.results.explanation.Explanation` is stored, and
   the validation every record passes (added, imported or read back);
 - ``pin_schema``: the one schema of a pin's stored explanation, every field type- and range-checked;
 - ``schema``: the tables and the ordered migrations (``schema_version`` holds the version);

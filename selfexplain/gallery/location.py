@@ -6,7 +6,7 @@ or, by default, the SQLite file ``$SELFEXPLAIN_HOME/gallery.sqlite3`` (``SELFEXP
 
 **A private gallery.** The default folder is created mode 0700; an existing one must be a real folder
 (not a link) owned by this user that neither group nor others can write to, as the kernel cache must
-(:func:`selfexplain.private_paths.private_folder`), or :class:`GalleryDatabaseError` says so. The database
+(:func:`selfexplain.support.private_paths.private_folder`), or :class:`GalleryDatabaseError` says so. The database
 file is created 0600 (an existing one of ours is narrowed to 0600; SQLite gives its ``-wal`` and ``-shm``
 files the database's mode), so no other user can read the pins whatever the folder's mode.
 
@@ -28,7 +28,7 @@ from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
 from selfexplain import settings
 from selfexplain.errors import GalleryDatabaseError
-from selfexplain.private_paths import UnsafePathError, private_file, private_folder
+from selfexplain.support.private_paths import UnsafePathError, private_file, private_folder
 
 BUSY_TIMEOUT_S = 30
 DB_FILE = "gallery.sqlite3"

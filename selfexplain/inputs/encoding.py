@@ -12,7 +12,7 @@ import numpy as np
 import torch
 from transformers import PreTrainedTokenizerBase
 
-from selfexplain.families import Family
+from selfexplain.modeling.families import Family
 
 WHITESPACE = np.array([ord(c) for c in " \t\n\r\x0b\x0c\u00a0\u2009\u3000"], dtype=np.uint32)
 
@@ -142,7 +142,7 @@ def trim_offsets(
 def readable(offsets: Sequence[tuple[int, int]]) -> np.ndarray:
     """``[N]`` bool: the pieces that keep a character once :func:`trim_offsets` has left leading whitespace
     out, the pieces a span may start or end on, on the short path (:func:`assemble`) as in windows. Which
-    pieces are only whitespace is the family adapter's rule (:meth:`~selfexplain.families.Family.blank_pieces`)."""
+    pieces are only whitespace is the family adapter's rule (:meth:`~selfexplain.modeling.families.Family.blank_pieces`)."""
     return ~Family.blank_pieces(offsets)
 
 

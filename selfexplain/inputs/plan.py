@@ -10,11 +10,11 @@ from typing import Literal
 import numpy as np
 from transformers import PreTrainedTokenizerBase
 
-from selfexplain.config import ModelConfig
 from selfexplain.errors import InputTooLongError
 from selfexplain.inputs.encoding import EncodedBatch
 from selfexplain.inputs.tokens import Tokenised, token_limit, tokenise_inputs
 from selfexplain.inputs.windows import WindowPlan, plan_tokens
+from selfexplain.modeling.config import ModelConfig
 
 # What happens to an input longer than one window: a single text is read in "windows" (a pair is
 # refused), every input is cut to fit ("truncate"), or every such input is refused ("refuse").

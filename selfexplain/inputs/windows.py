@@ -19,7 +19,7 @@ from transformers import PreTrainedTokenizerBase
 from selfexplain.errors import InvalidInputError
 from selfexplain.inputs.encoding import readable, word_boundaries
 from selfexplain.inputs.tokens import TokenisedText, tokenise
-from selfexplain.limits import DENSE_MAX_TOKENS, limit_hint, max_spans
+from selfexplain.support.limits import DENSE_MAX_TOKENS, limit_hint, max_spans
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ class WindowPlan:
         return len(self.tokens.ids)
 
     def model_inputs(self, device: torch.device | str = "cpu") -> dict[str, torch.Tensor]:
-        """The arguments of :meth:`~selfexplain.model.SelfExplainingModel.forward_windows`."""
+        """The arguments of :meth:`~selfexplain.modeling.model.SelfExplainingModel.forward_windows`."""
         inputs = {
             "input_ids": self.input_ids,
             "attention_mask": self.attention_mask,
@@ -224,7 +224,7 @@ def plan_tokens(
 
 def check_plan(plan: WindowPlan, dense: bool) -> None:
     """Refuse (:class:`InvalidInputError`) a text with no spans, more spans than
-    :func:`~selfexplain.limits.max_spans`, or, when ``dense``, more tokens than a dense grid may hold."""
+    :func:`~selfexplain.support.limits.max_spans`, or, when ``dense``, more tokens than a dense grid may hold."""
     if dense and plan.num_tokens > DENSE_MAX_TOKENS:
         raise InvalidInputError(
             f"the text has {plan.num_tokens:,} tokens; a dense explanation stops at {DENSE_MAX_TOKENS:,} "

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from selfexplain.explanation import Explanation, disjoint_spans
+from selfexplain.results.explanation import Explanation, disjoint_spans
 
 IOU_THRESHOLD = 0.5
 

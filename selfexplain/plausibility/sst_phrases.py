@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 
 from selfexplain.faithfulness.alpha_tests import best_window
+from selfexplain.formats.sst_trees import tree_nodes
 from selfexplain.formats.text import text_lines
-from selfexplain.sst_trees import tree_nodes
 
 NEGATIVE, POSITIVE = {0, 1}, {3, 4}
 STRONG = {0: {0}, 1: {4}}  # direction (0 negative, 1 positive) -> strong labels

@@ -1,4 +1,4 @@
-"""Many inputs as :class:`~selfexplain.instance.Instance` objects from one forward pass per batch:
+"""Many inputs as :class:`~selfexplain.results.instance.Instance` objects from one forward pass per batch:
 the explanation and the forward behind it (what :func:`~selfexplain.faithfulness.alpha_tests.span_view`
 reads), without the one-input forward of :meth:`SelfExplainer.instance` for each.
 
@@ -15,10 +15,10 @@ import torch
 
 from selfexplain.errors import InvalidInputError
 from selfexplain.inputs import EncodedBatch
-from selfexplain.instance import Instance
-from selfexplain.model import ModelOutput
+from selfexplain.modeling.model import ModelOutput
 from selfexplain.pipeline import SelfExplainer
-from selfexplain.readout import explanation_of
+from selfexplain.results.instance import Instance
+from selfexplain.results.readout import explanation_of
 
 # ModelOutput fields that are not per row: the span slots ``[S]`` shared by the batch, the loss.
 SHARED_OUTPUT_FIELDS = frozenset({"span_starts", "span_ends", "loss"})

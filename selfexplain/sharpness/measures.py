@@ -1,6 +1,6 @@
 """How sharp and how decisive alpha is: the measures of docs/sharpness.md.
 
-Per input (pure functions of an :class:`~selfexplain.explanation.Explanation`): the largest
+Per input (pure functions of an :class:`~selfexplain.results.explanation.Explanation`): the largest
 alpha, the effective number of spans ``exp(H(alpha))``, the alpha mass of the top 3 spans,
 Spearman's correlation between each token's alpha mass and the position prior
 ``(t + 1)(T - t)``, the share of the top 5 spans that split a word, and, for sparse alpha,
@@ -21,13 +21,13 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import spearmanr
 
-from selfexplain.explanation import Explanation, Span, position_prior
+from selfexplain.results.explanation import Explanation, Span, position_prior
+from selfexplain.results.words import word_of_token
 from selfexplain.sharpness.registry import MEASURES as MEASURES
 from selfexplain.sharpness.registry import Measure as Measure
 from selfexplain.sharpness.summary import markdown_summary as markdown_summary
 from selfexplain.sharpness.summary import summarise as summarise
 from selfexplain.sharpness.summary import summary_rows as summary_rows
-from selfexplain.words import word_of_token
 
 
 def span_alphas(explanation: Explanation) -> np.ndarray:
@@ -82,7 +82,7 @@ def positive_top_span(explanation: Explanation) -> Span | None:
 
 @dataclass(frozen=True)
 class Words:
-    """The explanation's ``W`` word units (:func:`selfexplain.words.word_of_token`: the model's own
+    """The explanation's ``W`` word units (:func:`selfexplain.results.words.word_of_token`: the model's own
     words for a word-level model, whitespace words otherwise): ``of_token`` ``[T]`` the word of each
     token; ``segment``, ``start_char``, ``end_char`` ``[W]`` each word's text (0/1) and characters."""
 

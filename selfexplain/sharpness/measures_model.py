@@ -27,8 +27,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from selfexplain.explanation import Explanation
 from selfexplain.faithfulness.alpha_tests import SpanView, removal_logits
+from selfexplain.results.explanation import Explanation
 from selfexplain.sharpness.measures import Words, positive_top_span, span_words, words_of
 
 # texts ``[B]`` (and pairs ``[B]``, or None for single texts) -> class probabilities ``[B, C]``

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from selfexplain.explanation import Explanation
 from selfexplain.plausibility.sst_phrases import PhraseIndex, phrase_label
+from selfexplain.results.explanation import Explanation
 from selfexplain.sharpness.measures import positive_top_span
 
 SST_POLARITY = (-1, -1, 0, 1, 1)  # SST-5 label -> negative (-1), neutral (0), positive (1)

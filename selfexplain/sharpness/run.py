@@ -9,16 +9,16 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from selfexplain.data import Example
-from selfexplain.evaluation import predict_examples
-from selfexplain.explanation import Explanation
 from selfexplain.faithfulness.alpha_tests import span_view
 from selfexplain.pipeline import SelfExplainer
 from selfexplain.plausibility.metrics import alpha_token_f1s
 from selfexplain.plausibility.sst_phrases import PhraseIndex
+from selfexplain.results.explanation import Explanation
 from selfexplain.sharpness.instances import batch_instances
 from selfexplain.sharpness.measures import decisiveness, explanation_row
 from selfexplain.sharpness.measures_model import DRAWS, Probabilities, deletion_scores, top_out_flip
 from selfexplain.sharpness.plausibility import sst_phrase_agreement
+from selfexplain.training.evaluation import predict_examples
 
 Rationales = Sequence[Sequence[tuple[int, int]]]  # per example: human rationale [start, end) characters
 

@@ -1,4 +1,4 @@
-"""Figures and tables of an edit's effect (:class:`selfexplain.edits.AlphaChange`). Pure; no Streamlit."""
+"""Figures and tables of an edit's effect (:class:`selfexplain.analysis.edits.AlphaChange`). Pure; no Streamlit."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from selfexplain.edits import AlphaChange
+from selfexplain.analysis.edits import AlphaChange
 from selfexplain.views.figures import MAX_GRID_UNITS, _square_side, _token_axes, plot_text
 from selfexplain.views.style import DIFFERENCE_SCALE, apply_layout
 

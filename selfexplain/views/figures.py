@@ -14,7 +14,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from selfexplain.explanation import Explanation, evidence_ranks
+from selfexplain.results.explanation import Explanation, evidence_ranks
+from selfexplain.results.words import Level, level_view
 from selfexplain.views.model_view import MODEL_VIEW_CELLS, model_view_figure, pooled_maps  # noqa: F401 (re-exported)
 from selfexplain.views.style import (
     ALPHA_SCALE,
@@ -27,7 +28,6 @@ from selfexplain.views.style import (
     apply_layout,
     label_room,
 )
-from selfexplain.words import Level, level_view
 
 MAX_GRID_UNITS = 120  # a grid ships at most 120 x 120 cells to the browser
 

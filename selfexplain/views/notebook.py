@@ -1,4 +1,4 @@
-"""An :class:`~selfexplain.explanation.Explanation` shown inline in Jupyter (``_repr_html_``) or as a file.
+"""An :class:`~selfexplain.results.explanation.Explanation` shown inline in Jupyter (``_repr_html_``) or as a file.
 
 Static HTML with an inline SVG grid: no script and nothing fetched from a CDN, so it renders offline
 and stays in the saved notebook. It shows the prediction with every class probability, the text with
@@ -18,7 +18,8 @@ from pathlib import Path
 import numpy as np
 from plotly.colors import get_colorscale
 
-from selfexplain.explanation import Explanation
+from selfexplain.results.explanation import Explanation
+from selfexplain.results.words import group_view, word_of_token
 from selfexplain.views.highlight import escape_text, highlight_html
 from selfexplain.views.style import (
     ALPHA_SCALE,
@@ -30,7 +31,6 @@ from selfexplain.views.style import (
     NOTE_TEXT,
     ZERO_FILL,
 )
-from selfexplain.words import group_view, word_of_token
 
 MAX_CELLS = 64  # the grid never has more than MAX_CELLS x MAX_CELLS cells
 TOP_SPANS = 5

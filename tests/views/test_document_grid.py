@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from selfexplain.explanation import Explanation, Token
+from selfexplain.results.explanation import Explanation, Token
+from selfexplain.results.words import word_view
 from selfexplain.views.document import mass_in_view, part_grid_level
 from selfexplain.views.figures import MAX_GRID_UNITS, TICK_FONT, grid_data, grid_view, span_grid_figure
-from selfexplain.words import word_view
 
 
 def paragraph(words: int = 150, per_sentence: int = 15, mass: float = 0.628) -> Explanation:
@@ -64,7 +64,7 @@ def test_labels_of_a_dense_grid_do_not_overlap() -> None:
 
 
 def test_a_parts_attention_shares_its_grids_axis() -> None:
-    from selfexplain.document import WindowAttention
+    from selfexplain.results.document import WindowAttention
     from selfexplain.views.document import part_word_attention_figure, window_positions
 
     part = paragraph(words=30, per_sentence=10)

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 from test_explanation import make_explanation
 
-from selfexplain.attention import aggregate_attention, rollout
+from selfexplain.results.attention import aggregate_attention, rollout
+from selfexplain.results.words import word_view
 from selfexplain.views.figures import (
     attention_figure,
     grid_data,
@@ -16,7 +17,6 @@ from selfexplain.views.figures import (
 )
 from selfexplain.views.highlight import escape_text, highlight_html
 from selfexplain.views.html_report import report_html
-from selfexplain.words import word_view
 
 XSS = "<img src=x onerror=alert(1)><script>alert(2)</script> **bold** $x$ [l](javascript:alert(3))"
 
@@ -76,9 +76,9 @@ def test_word_level_merges_pieces_and_keeps_mass() -> None:
 
 
 def test_sentence_level_groups_at_sentence_ends_and_keeps_mass() -> None:
-    from selfexplain.explanation import Explanation, Token
+    from selfexplain.results.explanation import Explanation, Token
+    from selfexplain.results.words import group_span_at, level_view, sentence_of_token
     from selfexplain.views.figures import span_grid_figure
-    from selfexplain.words import group_span_at, level_view, sentence_of_token
 
     text = "Slow start . But great ! Truly"
     words = text.split()
@@ -194,7 +194,7 @@ def test_long_grid_is_bounded_and_pans_along_the_diagonal() -> None:
 
 
 def test_word_span_carries_word_alpha_and_rank() -> None:
-    from selfexplain.words import group_span_at as word_span_at
+    from selfexplain.results.words import group_span_at as word_span_at
 
     exp = make_explanation(n=4)
     view = word_view(exp)  # every token is its own word here

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from helpers import make_explainer
 
+from selfexplain.results.words import word_of_token
 from selfexplain.views.highlight import escape_text
 from selfexplain.views.notebook import MAX_CELLS, explanation_html, notebook_grid, show
-from selfexplain.words import word_of_token
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "examples" / "explain.ipynb"

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from test_explanation import make_explanation
 
+from selfexplain.results.words import word_view
 from selfexplain.views.figures import span_grid_figure
 from selfexplain.views.style import HEAD_FADE, HEAD_LINE, HEAD_LINE_FOCUS
 from selfexplain.views.word_attention import (
@@ -23,7 +24,6 @@ from selfexplain.views.word_attention import (
     head_view_html,
     word_attention_figure,
 )
-from selfexplain.words import word_view
 
 XSS = "<img src=x onerror=alert(1)>"
 

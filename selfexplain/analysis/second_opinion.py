@@ -1,10 +1,10 @@
 """A second opinion beside alpha (issue 23 item 3): another attribution method scored on the alpha grid's
 words, and how far its ranking agrees with alpha's.
 
-Alpha per word is the alpha mass of the spans covering it (word-level alpha, :func:`selfexplain.words.word_view`).
+Alpha per word is the alpha mass of the spans covering it (word-level alpha, :func:`selfexplain.results.words.word_view`).
 Leave-one-out removes each *word* whole (all its pieces at once, one batch of ``W`` inputs) with the
 registry method's removal; any other registered method's token scores are summed over each word's pieces.
-Agreement is :func:`selfexplain.compare.rank_agreement`: only words with a score above 0 are ranked, so
+Agreement is :func:`selfexplain.analysis.compare.rank_agreement`: only words with a score above 0 are ranked, so
 ties at 0 (sparse alpha) never count as agreement: the overlap of the two ranked sets (Jaccard) and the
 rank-biased overlap of the two rankings.
 """
@@ -15,13 +15,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from selfexplain.compare import RankAgreement, covering_mass, evidence_order, rank_agreement
+from selfexplain.analysis.compare import RankAgreement, covering_mass, evidence_order, rank_agreement
 from selfexplain.explainers import get_method
 from selfexplain.explainers.base import Instance
 from selfexplain.explainers.loo import LeaveOneOutMethod
 from selfexplain.explainers.occlusion import predict_kept
 from selfexplain.pipeline import SelfExplainer
-from selfexplain.words import word_view
+from selfexplain.results.words import word_view
 
 DEFAULT_METHOD = "loo"
 

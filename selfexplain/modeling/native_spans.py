@@ -3,15 +3,15 @@
 Eager PyTorch builds every ``[B, K, H]`` block of span vectors in memory and walks it
 about ten times (gather, add, multiply, tanh, the interpretation dot product, the
 weighted sum, and again backwards, where the gathers turn into scatter-adds). The C
-kernels in ``selfexplain/native/sic_kernels.c`` assemble each span vector in a
+kernels in ``selfexplain/modeling/native/sic_kernels.c`` assemble each span vector in a
 thread-local ``[H]`` buffer, score it, and fold it into an online softmax in the same
 loop; the backward pass recomputes it once and accumulates every gradient in that loop.
 Memory grows with the number of slots (the logits), not with ``S x H``.
 
 The library is compiled on first use with the system C compiler (``cc`` or ``$CC``,
 about a second) and cached under ``~/.cache/selfexplain`` (``$SELFEXPLAIN_CACHE``); it is checked
-against the checksum recorded at build time before it is loaded (:mod:`selfexplain.native_cache`).
-``load_model`` switches it on (:meth:`selfexplain.model.SelfExplainingModel.set_fused`; a bare
+against the checksum recorded at build time before it is loaded (:mod:`selfexplain.modeling.native_cache`).
+``load_model`` switches it on (:meth:`selfexplain.modeling.model.SelfExplainingModel.set_fused`; a bare
 ``SpanLayer`` stays eager); it is used only for float32 CPU tensors and switched off everywhere
 by ``SELFEXPLAIN_FUSED=0``. If it cannot be built, the eager code runs after one warning:
 results never depend on it. Its tanh is a rational approximation (max abs error about 3e-7,
@@ -27,8 +27,8 @@ from pathlib import Path
 import torch
 
 from selfexplain import settings
-from selfexplain.native_cache import load_library
-from selfexplain.streaming_softmax import merge_chunks
+from selfexplain.modeling.native_cache import load_library
+from selfexplain.modeling.streaming_softmax import merge_chunks
 
 SOURCE = Path(__file__).parent / "native" / "sic_kernels.c"
 # The kernels have no infinities or NaNs inside (the caller masks invalid slots), so they may
@@ -55,7 +55,7 @@ def fusion_allowed() -> bool:
 
 def _build() -> ctypes.CDLL:
     """The kernels' library, built or rebuilt as needed and verified before it is loaded
-    (:func:`selfexplain.native_cache.load_library`), with its functions' signatures declared."""
+    (:func:`selfexplain.modeling.native_cache.load_library`), with its functions' signatures declared."""
     library = load_library(SOURCE, COMPILE_FLAGS, LINK_FLAGS)
     i64, ptr, f32 = ctypes.c_int64, ctypes.c_void_p, ctypes.c_float
     library.sic_forward.argtypes = [ptr] * 2 + [f32] + [ptr] * 3 + [i64] * 5 + [ptr] * 3 + [ctypes.c_int]
@@ -154,7 +154,7 @@ def native_sic(
     """The whole SIC span layer natively, or None where it does not apply (or cannot be built).
 
     ``features`` ``[B, N, 3H]`` the per-token terms ``left | right | gate`` (see
-    :meth:`selfexplain.spans.SpanLayer.projection`), ``weight`` ``[H]``, ``bias`` ``[]``,
+    :meth:`selfexplain.modeling.spans.SpanLayer.projection`), ``weight`` ``[H]``, ``bias`` ``[]``,
     ``starts``/``ends`` ``[S]``, ``valid`` ``[B, S]`` -> ``(logits [B, S], pooled [B, H])``
     with logits ``-inf`` at invalid slots and ``pooled = sum softmax(logits) h``.
     """

@@ -1,7 +1,7 @@
 """Two models on one input: one common word axis, each model's alpha on it, and how far they agree.
 
 The two models may have different tokenizers, so the axis is built from characters: each model's
-words (:func:`selfexplain.words.word_view`) are character intervals of the text, and the common
+words (:func:`selfexplain.results.words.word_view`) are character intervals of the text, and the common
 words are the smallest groups in which every model word lies whole (two models with the same
 pre-tokenizer get exactly their own words). Shapes: ``T`` real tokens of one model, ``W`` its
 words, ``C`` common words, ``V`` compared items (spans or words).
@@ -14,12 +14,12 @@ from pathlib import Path
 
 import numpy as np
 
-from selfexplain.config import ModelConfig
 from selfexplain.errors import InvalidInputError
 from selfexplain.explainers import get_method
-from selfexplain.explanation import Explanation
+from selfexplain.modeling.config import ModelConfig
 from selfexplain.pipeline import SelfExplainer
-from selfexplain.words import WordView, group_view, word_view
+from selfexplain.results.explanation import Explanation
+from selfexplain.results.words import WordView, group_view, word_view
 
 RBO_PERSISTENCE = 0.9  # rank-biased overlap: the first 10 ranks hold about 86% of the weight
 

@@ -26,7 +26,7 @@ import torch
 import torch.nn.functional as F
 
 from selfexplain.inputs import EncodedBatch
-from selfexplain.model import ModelOutput, SelfExplainingModel
+from selfexplain.modeling.model import ModelOutput, SelfExplainingModel
 
 
 def complement_loss(model: SelfExplainingModel, output: ModelOutput) -> torch.Tensor:

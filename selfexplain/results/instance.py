@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from selfexplain.errors import InvalidInputError
-from selfexplain.explanation import Explanation
 from selfexplain.inputs import EncodedBatch, WindowPlan
-from selfexplain.model import ModelOutput
-from selfexplain.readout import explanation_of
+from selfexplain.modeling.model import ModelOutput
+from selfexplain.results.explanation import Explanation
+from selfexplain.results.readout import explanation_of
 
 if TYPE_CHECKING:
     from selfexplain.pipeline import SelfExplainer

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from selfexplain.document import Document
-from selfexplain.explanation import Explanation, Token
 from selfexplain.inputs import EncodedBatch, WindowPlan, dense_alpha, span_tokens, token_index
-from selfexplain.model import ModelOutput
+from selfexplain.modeling.model import ModelOutput
+from selfexplain.results.document import Document
+from selfexplain.results.explanation import Explanation, Token
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ slots are processed in chunks, each chunk reduced with its own softmax maximum
 and recombined exactly (the split-K form of a streaming softmax). Chunks are
 recomputed in the backward pass, so peak memory grows with the chunk size,
 not with ``S x H``. With ``fused`` set, the "sic" layer runs as native kernels
-(:mod:`selfexplain.native_spans`) that visit each slot once forward and once backward.
+(:mod:`selfexplain.modeling.native_spans`) that visit each slot once forward and once backward.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ import torch
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-from selfexplain.native_spans import fusion_allowed, native_sic
-from selfexplain.normalisers import Normaliser, normalise
-from selfexplain.streaming_softmax import merge_chunks
+from selfexplain.modeling.native_spans import fusion_allowed, native_sic
+from selfexplain.modeling.normalisers import Normaliser, normalise
+from selfexplain.modeling.streaming_softmax import merge_chunks
 
 SpanRepresentation = Literal["sic", "mean"]
 
@@ -120,7 +120,7 @@ class SpanLayer(nn.Module):
         self.representation = representation
         self.chunk_elements = chunk_elements
         self.grad_chunk_elements = grad_chunk_elements
-        # The native kernels (selfexplain.native_spans); off by default: the first use builds them.
+        # The native kernels (selfexplain.modeling.native_spans); off by default: the first use builds them.
         self.fused = False
         # alpha fixed uniform over the valid spans (all logits 0): the AvgSelf-Explaining baseline.
         self.uniform = False

@@ -1,9 +1,9 @@
-"""Building, caching and loading the native span kernels' shared library (used by :mod:`selfexplain.native_spans`).
+"""Building, caching and loading the native span kernels' shared library (used by :mod:`selfexplain.modeling.native_spans`).
 
 The library is compiled with the system C compiler (``cc`` or ``$CC``) into
 ``$SELFEXPLAIN_CACHE/native`` (default ``~/.cache/selfexplain/native``), named by a hash of the source, the
 flags, the compiler and the CPU (:func:`cpu_name`), so a home folder shared by machines never loads a build
-for another CPU. Both cache folders are private (:func:`selfexplain.private_paths.private_folder`); a
+for another CPU. Both cache folders are private (:func:`selfexplain.support.private_paths.private_folder`); a
 library that is a link, belongs to another user or is writable by others is refused.
 
 **Verified before it is loaded.** ``ctypes.CDLL`` maps the file into the process: a truncated library kills
@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from selfexplain import settings
-from selfexplain.private_paths import file_digest, private_folder, read_small_file
+from selfexplain.support.private_paths import file_digest, private_folder, read_small_file
 
 RECORD_SUFFIX = ".sha256"
 CACHE_HINT = "the kernel cache must be private (chmod 700, or point SELFEXPLAIN_CACHE at a folder of your own)"

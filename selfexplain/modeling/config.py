@@ -17,7 +17,7 @@ CONFIG_FILE = "selfexplain.json"
 
 @dataclass
 class ModelConfig:
-    """Configuration of a :class:`~selfexplain.model.SelfExplainingModel`.
+    """Configuration of a :class:`~selfexplain.modeling.model.SelfExplainingModel`.
 
     ``head`` is "span" for the self-explaining model; "cls" and "mean" are the
     plain baselines (linear head on the [CLS] vector or on mean pooling).

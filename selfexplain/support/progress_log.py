@@ -18,7 +18,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, BinaryIO
 
-from selfexplain.jsonl import RecordError, parse_record
+from selfexplain.support.jsonl import RecordError, parse_record
 
 _BLOCK = 1 << 20
 

@@ -20,14 +20,14 @@ import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 
-from selfexplain.config import CONFIG_FILE
 from selfexplain.data import Example
 from selfexplain.errors import InvalidInputError
-from selfexplain.model import SelfExplainingModel
+from selfexplain.modeling.config import CONFIG_FILE
+from selfexplain.modeling.model import SelfExplainingModel
 
 
 def is_selfexplain_folder(source: str) -> bool:
-    from selfexplain.model_folders import available_models
+    from selfexplain.modeling.model_folders import available_models
 
     return source in available_models() or (Path(source).expanduser() / CONFIG_FILE).is_file()
 
@@ -36,7 +36,7 @@ def load_hf_classifier(source: str) -> tuple[torch.nn.Module, object]:
     """A Hugging Face sequence-classification model and its fast tokenizer (safetensors only)."""
     from transformers import AutoModelForSequenceClassification
 
-    from selfexplain.encoders import check_safe_weights, hub_allowed, load_tokenizer
+    from selfexplain.modeling.encoders import check_safe_weights, hub_allowed, load_tokenizer
 
     path = Path(source).expanduser()
     if path.is_dir():
@@ -59,8 +59,8 @@ def encoder_weights(source: str) -> tuple[dict[str, torch.Tensor], dict[str, tor
     """The fine-tuned encoder's state dict, and the source's output layer (``weight``/``bias``) when it
     is a selfexplain mean-pooling model (whose pooled vector lives where span means live), else None."""
     if is_selfexplain_folder(source):
-        from selfexplain.checkpoint import load_model_directory
-        from selfexplain.model_folders import resolve_model
+        from selfexplain.modeling.checkpoint import load_model_directory
+        from selfexplain.modeling.model_folders import resolve_model
 
         model, _ = load_model_directory(resolve_model(source))
         output = None
@@ -138,8 +138,8 @@ def teacher_targets(
     """Run the teacher once over ``examples`` and return its probabilities ``[E, C]`` in the student's
     label order."""
     if is_selfexplain_folder(source):
-        from selfexplain.evaluation import predict_examples
         from selfexplain.pipeline import load_model
+        from selfexplain.training.evaluation import predict_examples
 
         explainer = load_model(source)
         order = _label_order(explainer.config.label_names, label_names, source)

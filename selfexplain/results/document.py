@@ -6,7 +6,7 @@ spans its first and last token and its alpha (``starts``/``ends``/``alpha`` ``[S
 ``(start, end)``). Memory grows with ``S`` (12 bytes a span; about 310 word spans a token with
 the shipped models' windows), so a 50,000-token document takes about 190 MB where a dense grid
 and mask would take 12.5 GB. It is split
-into sentences or paragraphs (:mod:`selfexplain.document_parts`), and any one part becomes an
+into sentences or paragraphs (:mod:`selfexplain.results.document_parts`), and any one part becomes an
 ordinary dense :class:`Explanation` (:meth:`Document.part`), so every figure works on it.
 """
 
@@ -17,12 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from selfexplain.document_parts import DocumentParts, PartLevel, split_parts
 from selfexplain.errors import InvalidInputError
-from selfexplain.explanation import Explanation, Prediction, Span, Token
 from selfexplain.inputs.positions import dense_alpha
-from selfexplain.limits import DENSE_MAX_TOKENS
-from selfexplain.schema import explanation_dict, read_prediction, read_spans, read_tokens
+from selfexplain.results.document_parts import DocumentParts, PartLevel, split_parts
+from selfexplain.results.explanation import Explanation, Prediction, Span, Token
+from selfexplain.results.schema import explanation_dict, read_prediction, read_spans, read_tokens
+from selfexplain.support.limits import DENSE_MAX_TOKENS
 
 
 @dataclass(frozen=True, eq=False)
@@ -177,7 +177,7 @@ class Document(Prediction):
 
     def explanation(self) -> Explanation:
         """The dense :class:`Explanation` (``[T, T]`` alpha and mask, float32) of the whole text; refused
-        over :data:`~selfexplain.limits.DENSE_MAX_TOKENS` tokens, where the grid would not fit in memory."""
+        over :data:`~selfexplain.support.limits.DENSE_MAX_TOKENS` tokens, where the grid would not fit in memory."""
         count = self.num_tokens
         if count > DENSE_MAX_TOKENS:
             raise InvalidInputError(
@@ -200,7 +200,7 @@ class Document(Prediction):
 
     def to_dict(self, top_k: int | None = 10) -> dict[str, Any]:
         """JSON-ready, with the keys of :meth:`Explanation.to_dict` for a windowed text (``top_k`` spans
-        that carry weight; None: every valid span, alpha 0 included): :mod:`selfexplain.schema`."""
+        that carry weight; None: every valid span, alpha 0 included): :mod:`selfexplain.results.schema`."""
         return explanation_dict(
             self, pair=None, top_k=top_k, num_valid_spans=self.num_spans, windows=self.window_starts
         )

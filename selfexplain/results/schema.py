@@ -1,10 +1,10 @@
-"""The one JSON schema of an explained input, written once for :class:`~selfexplain.explanation.Explanation`
-and :class:`~selfexplain.document.Document` (their ``to_dict`` and ``from_dict``).
+"""The one JSON schema of an explained input, written once for :class:`~selfexplain.results.explanation.Explanation`
+and :class:`~selfexplain.results.document.Document` (their ``to_dict`` and ``from_dict``).
 
 Keys, in this order: ``model``, ``text``, ``pair`` (null for a single text), ``label``, ``probabilities``
 (label name -> probability, in the model's label order), ``tokens`` (``{text, start, end, segment, piece}``:
 character offsets into the token's segment, 0 = text, 1 = pair), ``spans`` (:meth:`Span.to_dict
-<selfexplain.explanation.Span.to_dict>`: ``start_token, end_token, start_char, end_char, segment, text, alpha,
+<selfexplain.results.explanation.Span.to_dict>`: ``start_token, end_token, start_char, end_char, segment, text, alpha,
 rank``), ``num_valid_spans``, ``num_evidence_spans`` (spans with alpha above 0), ``span_unit``; then
 ``windows`` for a text read in encoder windows (the first token of each) and, only when asked for,
 ``attention_tokens`` and ``attentions``.
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 if TYPE_CHECKING:
-    from selfexplain.explanation import Span, Token
+    from selfexplain.results.explanation import Span, Token
 
 
 class Explained(Protocol):
@@ -97,7 +97,7 @@ def read_prediction(data: Mapping[str, Any], model_name: str | None = None) -> d
 
 def read_tokens(data: Mapping[str, Any]) -> tuple[Token, ...]:
     """The dict's tokens (none when it has no ``tokens``; ``segment`` 0 and ``piece`` "" when left out)."""
-    from selfexplain.explanation import Token
+    from selfexplain.results.explanation import Token
 
     return tuple(
         Token(t["text"], t["start"], t["end"], t.get("segment", 0), t.get("piece", "")) for t in data.get("tokens", ())

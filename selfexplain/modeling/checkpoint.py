@@ -10,7 +10,7 @@ Two weight layouts:
 
 Beside them, as in the Hugging Face layout, ``config.json`` holds the label maps and names the
 library (metadata only: loading reads ``selfexplain.json``, and folders without it load as before),
-and ``train`` adds a model card, ``README.md`` (:mod:`selfexplain.model_card`).
+and ``train`` adds a model card, ``README.md`` (:mod:`selfexplain.modeling.model_card`).
 
 Writes are atomic: a directory is built beside its target and renamed into place.
 """
@@ -30,10 +30,10 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 from transformers import AutoConfig, AutoModel, PreTrainedModel, PreTrainedTokenizerBase
 
-from selfexplain.config import CONFIG_FILE, ModelConfig
-from selfexplain.encoders import load_encoder, load_tokenizer
 from selfexplain.errors import ModelDirectoryError, UnsafeWeightsError
-from selfexplain.model import SelfExplainingModel
+from selfexplain.modeling.config import CONFIG_FILE, ModelConfig
+from selfexplain.modeling.encoders import load_encoder, load_tokenizer
+from selfexplain.modeling.model import SelfExplainingModel
 
 FULL_WEIGHTS = "weights.safetensors"
 HEAD_WEIGHTS = "head.safetensors"

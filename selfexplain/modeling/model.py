@@ -18,10 +18,10 @@ import torch.nn.functional as F
 from torch import nn
 from transformers import PreTrainedModel
 
-from selfexplain.config import ModelConfig
-from selfexplain.encoders import load_encoder
-from selfexplain.families import family_of
-from selfexplain.spans import SpanLayer, SpanLayerOutput, span_index, span_validity
+from selfexplain.modeling.config import ModelConfig
+from selfexplain.modeling.encoders import load_encoder
+from selfexplain.modeling.families import family_of
+from selfexplain.modeling.spans import SpanLayer, SpanLayerOutput, span_index, span_validity
 
 EncoderPrecision = Literal["float32", "bfloat16"]
 WINDOW_GROUP = 8  # windows encoded together by forward_windows without gradients
@@ -97,7 +97,7 @@ class SelfExplainingModel(nn.Module):
         self.encoder_precision = precision
 
     def set_fused(self, enabled: bool) -> None:
-        """Run the span layer as native kernels (see :mod:`selfexplain.native_spans`) or eager."""
+        """Run the span layer as native kernels (see :mod:`selfexplain.modeling.native_spans`) or eager."""
         if self.span_layer is not None:
             self.span_layer.fused = enabled
 

@@ -7,7 +7,7 @@ from typing import Literal
 
 import numpy as np
 
-from selfexplain.explanation import Explanation, Span, evidence_ranks
+from selfexplain.results.explanation import Explanation, Span, evidence_ranks
 
 
 @dataclass(frozen=True)

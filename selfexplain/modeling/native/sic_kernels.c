@@ -1,6 +1,6 @@
 /* The SIC span layer's forward and backward as two single-pass loops over span slots.
  *
- * Built at first use by selfexplain/native_spans.py (cc -O3 -march=native -fopenmp) and
+ * Built at first use by selfexplain/modeling/native_spans.py (cc -O3 -march=native -fopenmp) and
  * called through ctypes; all arrays are contiguous, float32 unless stated:
  *   features [B, N, 3H]           per-token terms (left | right | gate) with
  *                                 h(i,j) = tanh(left_i + right_j + gate_i * gate_j)

@@ -3,7 +3,7 @@
 Sparsemax (Martins & Astudillo, 2016) and 1.5-entmax (Peters et al., 2019) are exact,
 sort-based and vectorised over the batch. They give alpha true zeros: only the spans in the
 *support* get weight, and their Jacobian is zero outside the support, which is what lets the
-span layer build span vectors only for the support (see :class:`selfexplain.spans.SpanLayer`).
+span layer build span vectors only for the support (see :class:`selfexplain.modeling.spans.SpanLayer`).
 
 All maps take ``logits`` ``[B, S]`` and a ``valid`` mask ``[B, S]`` (every row needs one valid
 slot) and return alpha ``[B, S]``: non-negative, zero on invalid slots, each row summing to 1.

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 
 from selfexplain.errors import InvalidInputError
-from selfexplain.limits import DENSE_MAX_TOKENS
-from selfexplain.schema import explanation_dict, read_prediction, read_spans, read_tokens
+from selfexplain.results.schema import explanation_dict, read_prediction, read_spans, read_tokens
+from selfexplain.support.limits import DENSE_MAX_TOKENS
 
 
 def disjoint_spans(
@@ -117,7 +117,7 @@ class Span:
 
 class Prediction:
     """The prediction read from ``probabilities`` ``[C]`` and ``label_names``, and the token count: shared by
-    :class:`Explanation` and :class:`selfexplain.document.Document`."""
+    :class:`Explanation` and :class:`selfexplain.results.document.Document`."""
 
     probabilities: np.ndarray
     label_names: tuple[str, ...]
@@ -246,7 +246,7 @@ class Explanation(Prediction):
         return show(self, path)
 
     def to_dict(self, top_k: int | None = 10, attentions: bool = False) -> dict[str, Any]:
-        """JSON-ready dict in the one schema (:mod:`selfexplain.schema`). ``spans``: the ``top_k`` highest-alpha
+        """JSON-ready dict in the one schema (:mod:`selfexplain.results.schema`). ``spans``: the ``top_k`` highest-alpha
         spans that carry weight (:meth:`evidence_spans`); ``top_k=None`` lists every valid span, those with
         alpha 0 too (last, with rank 0). ``num_evidence_spans`` counts the spans with alpha above 0."""
         data = explanation_dict(
@@ -265,7 +265,7 @@ class Explanation(Prediction):
         The listed spans become the valid spans of the ``[T, T]`` grid (float64), so it is the original
         exactly when the dict lists every valid span (``top_k=None``, or ``top_k`` at least
         :attr:`num_evidence` when no span has alpha 0); attention maps are not read back. A grid over
-        :data:`~selfexplain.limits.DENSE_MAX_TOKENS` tokens is refused (InvalidInputError).
+        :data:`~selfexplain.support.limits.DENSE_MAX_TOKENS` tokens is refused (InvalidInputError).
         ``tokens=False`` (or a dict without tokens) gives the token-less Explanation (``T = 0``, no
         alpha) that a batch record or a gallery pin is shown with: enough for ``highlight_html`` with
         spans given and ``probability_figure``."""

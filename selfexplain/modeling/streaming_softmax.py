@@ -1,7 +1,7 @@
 """Merging the per-chunk parts of a split-K (streaming) softmax-weighted sum.
 
-Both span layers (eager chunks in :mod:`selfexplain.spans`, native kernels in
-:mod:`selfexplain.native_spans`) reduce each chunk of span slots to its largest logit and
+Both span layers (eager chunks in :mod:`selfexplain.modeling.spans`, native kernels in
+:mod:`selfexplain.modeling.native_spans`) reduce each chunk of span slots to its largest logit and
 the ``exp(logit - chunk max)``-weighted sum of its span vectors; this puts them together.
 """
 

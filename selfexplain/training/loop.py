@@ -24,18 +24,17 @@ from safetensors.torch import load_file, save_file
 from tqdm.auto import tqdm
 from transformers import PreTrainedTokenizerBase
 
-from selfexplain.checkpoint import atomic_directory, load_model_directory, save_model
-from selfexplain.config import ModelConfig
 from selfexplain.data import Example
-from selfexplain.encoders import load_tokenizer
-from selfexplain.evaluation import predict_examples
 from selfexplain.inputs import WindowSettings, plan_inputs
-from selfexplain.model import SelfExplainingModel
-from selfexplain.model_card import write_model_card
-from selfexplain.model_card_text import card_from_training
-from selfexplain.objectives import complement_loss, sufficiency_loss, top_span_inputs
+from selfexplain.modeling.checkpoint import atomic_directory, load_model_directory, save_model
+from selfexplain.modeling.config import ModelConfig
+from selfexplain.modeling.encoders import load_tokenizer
+from selfexplain.modeling.model import SelfExplainingModel
+from selfexplain.modeling.model_card import card_from_training, write_model_card
 from selfexplain.pipeline import SelfExplainer
-from selfexplain.warm_start import distillation_loss, teacher_targets, warm_start
+from selfexplain.training.evaluation import predict_examples
+from selfexplain.training.objectives import complement_loss, sufficiency_loss, top_span_inputs
+from selfexplain.training.warm_start import distillation_loss, teacher_targets, warm_start
 
 STATE_TENSORS = "optimizer.safetensors"
 STATE_JSON = "training_state.json"
@@ -55,14 +54,14 @@ class TrainOptions:
     freeze_word_embeddings: bool = True
     compact: bool = False
     progress: bool = True
-    fused: bool = True  # the native span kernels (selfexplain.native_spans)
+    fused: bool = True  # the native span kernels (selfexplain.modeling.native_spans)
     # span-logit temperature at the first step, annealed geometrically to 1 over the first half of
     # training (1 = off): a sparse normaliser then starts dense and sharpens as the scores become reliable
     temperature_start: float = 1.0
-    # weights of the auxiliary terms of selfexplain.objectives (0 = off)
+    # weights of the auxiliary terms of selfexplain.training.objectives (0 = off)
     complement_weight: float = 0.0
     sufficiency_weight: float = 0.0
-    # two-stage training (selfexplain.warm_start): the encoder starts from this fine-tuned model, and a
+    # two-stage training (selfexplain.training.warm_start): the encoder starts from this fine-tuned model, and a
     # KL term pulls the predictions towards this teacher's probabilities at this temperature
     init_from: str | None = None
     teacher: str | None = None

@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from selfexplain import settings
-from selfexplain.config import CONFIG_FILE
 from selfexplain.errors import UnknownModelError
+from selfexplain.modeling.config import CONFIG_FILE
 
-SHIPPED_MODELS_DIR = Path(__file__).resolve().parents[1] / "assets" / "models"
+SHIPPED_MODELS_DIR = Path(__file__).resolve().parents[2] / "assets" / "models"
 DEFAULT_MODEL = "sst5-minilm"
 
 

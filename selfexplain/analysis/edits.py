@@ -16,8 +16,8 @@ from typing import Literal
 import numpy as np
 
 from selfexplain.errors import InvalidInputError
-from selfexplain.explanation import Explanation
-from selfexplain.words import WordView, word_view
+from selfexplain.results.explanation import Explanation
+from selfexplain.results.words import WordView, word_view
 
 EditKind = Literal["delete", "replace", "insert"]
 _WORD = re.compile(r"\S+")
@@ -88,7 +88,7 @@ def apply_edit(text: str, edit: Edit) -> str:
 class AlphaChange:
     """How an edit moved the explanation.
 
-    ``labels`` ``[W]``: the words after the edit (model words, :func:`selfexplain.words.word_view`);
+    ``labels`` ``[W]``: the words after the edit (model words, :func:`selfexplain.results.words.word_view`);
     ``delta`` ``[W, W]``: alpha after minus alpha before for every valid word span after the edit (a span
     that did not exist before counts from 0), NaN elsewhere; ``rows``: the spans that moved most, as
     ``(text, alpha_before, alpha_after)`` (a span whose words were removed has ``alpha_after`` 0);

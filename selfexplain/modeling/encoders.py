@@ -14,7 +14,7 @@ from transformers.utils import logging as hf_logging
 
 from selfexplain import settings
 from selfexplain.errors import EncoderNotFoundError, UnsafeWeightsError
-from selfexplain.families import prepare_tokenizer
+from selfexplain.modeling.families import prepare_tokenizer
 
 DEFAULT_ENCODER = "all-MiniLM-L6-v2"
 MINILM_ALIASES = frozenset(
