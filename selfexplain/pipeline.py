@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 import numpy as np
 import torch
+from tqdm.auto import tqdm
 from transformers import PreTrainedTokenizerBase
 
 from selfexplain.data import Example
@@ -47,10 +48,9 @@ from selfexplain.modeling.model_folders import (
 )
 from selfexplain.results.document import Document, WindowAttention
 from selfexplain.results.explanation import Explanation
-from selfexplain.results.instance import Instance, run_instance
+from selfexplain.results.instance import Instance
 from selfexplain.results.readout import ReadoutInfo, document_of, explanation_of
 from selfexplain.support.limits import DEFAULT_MAX_INPUT_CHARS, DENSE_MAX_TOKENS, limit_hint, max_input_chars, max_spans
-from selfexplain.training.evaluation import predict_examples
 
 MAX_INPUT_CHARS = DEFAULT_MAX_INPUT_CHARS  # the default; the limit in force is max_input_chars()
 # the folder helpers live in model_folders; callers import them from here
@@ -213,7 +213,46 @@ class SelfExplainer:
         ``uniform_alpha`` alpha is replaced by the uniform distribution over the valid spans."""
         examples = [Example(t, pairs[i] if pairs is not None else None) for i, t in enumerate(texts)]
         windows = not self.config.pair
-        return predict_examples(self, examples, progress=False, windows=windows, uniform_alpha=uniform_alpha).predicted
+        return self.predict_probabilities(
+            examples, progress=False, windows=windows, uniform_alpha=uniform_alpha
+        ).argmax(axis=1)
+
+    def predict_probabilities(
+        self,
+        examples: Sequence[Example],
+        batch_size: int = 64,
+        progress: bool = True,
+        description: str = "predict",
+        windows: bool = False,
+        max_length: int | None = None,
+        uniform_alpha: bool = False,
+    ) -> np.ndarray:
+        """Class probabilities ``[E, C]`` (float32) for every example, each tokenised once. Inputs over
+        ``max_length`` tokens (default: the model's ``max_length``) are cut to fit, or with ``windows`` (single
+        texts) read in windows. ``uniform_alpha`` replaces alpha by the uniform distribution over the valid
+        spans. With labels and accuracy: :func:`selfexplain.training.evaluation.predict_examples`."""
+        config = self.config
+        pairs = [e.pair or "" for e in examples] if config.pair else None
+        long = "windows" if windows and not config.pair else "truncate"
+        window = max_length or config.max_length
+        plan = self.plan([e.text for e in examples], pairs, long, batch_size=batch_size, window=window)
+        jobs: list[tuple[list[int], EncodedBatch | WindowPlan]] = list(plan.batches)
+        jobs += [([i], plan.windows[i]) for i in sorted(plan.windows)]
+        probabilities = np.zeros((len(examples), config.num_labels), dtype=np.float32)
+        layer = self.model.span_layer if uniform_alpha else None
+        # the uniform switch is model state: with it, nobody else may run until it is switched back
+        with self.exclusive() if layer is not None else nullcontext():
+            saved = layer.uniform if layer is not None else False
+            try:
+                if layer is not None:
+                    layer.uniform = True
+                for index, inputs in tqdm(jobs, desc=description, disable=not progress):
+                    logits = self.run(inputs).logits
+                    probabilities[index] = torch.softmax(logits.float(), dim=-1).cpu().numpy()
+            finally:
+                if layer is not None:
+                    layer.uniform = saved
+        return probabilities
 
     def explain(self, text: str, pair: str | None = None, attentions: bool = True) -> Explanation:
         """Explain one input; ``attentions`` adds every layer's attention maps.
@@ -248,7 +287,8 @@ class SelfExplainer:
         return [results[i] for i in range(len(texts))]
 
     def explain_long(self, text: str) -> Explanation:
-        """:meth:`explain_document` made dense; refused over :data:`~selfexplain.support.limits.DENSE_MAX_TOKENS` tokens."""
+        """:meth:`explain_document` made dense; refused over
+        :data:`~selfexplain.support.limits.DENSE_MAX_TOKENS` tokens."""
         return self.windowed(text, None, dense=True)[0].explanation()
 
     def explain_document(self, text: str) -> Document:
@@ -257,9 +297,30 @@ class SelfExplainer:
         return self.windowed(text, None, dense=False)[0]
 
     def instance(self, text: str, pair: str | None = None, target: int | None = None) -> Instance:
-        """The input run once for the attribution methods and the lab (:func:`~selfexplain.results.instance.run_instance`);
-        ``target`` (default: the predicted class) is the class they explain."""
-        return run_instance(self, text, pair, target)
+        """The input run once for the attribution methods and the lab: one window with attentions and hidden
+        states, or a single text longer than one window in windows (span heads only). Any head: a baseline's
+        explanation has no spans. ``target`` (default: the predicted class) is the class they explain; it must
+        be a class index of the model."""
+        self.check_text(text, pair)
+        plan = self.plan([text], [pair] if pair is not None else None)
+        inputs: EncodedBatch | WindowPlan
+        if plan.windows:
+            if self.config.head != "span":
+                raise InvalidInputError(f"model {self.name!r} is a baseline and reads one window only")
+            inputs = plan.windows[0]
+            document, output = self.windowed(text, inputs, dense=True)
+            explanation = document.explanation()
+        else:
+            inputs = plan.batches[0][1]
+            if not bool(inputs.token_mask.any()):
+                raise InvalidInputError("the text has no tokens the model can read")
+            output = self.run(inputs, attentions=True, hidden_states=True)
+            explanation = explanation_of(inputs, output, 0, text, pair, self.readout)
+        classes = explanation.probabilities.shape[0]
+        chosen = explanation.predicted_index if target is None else int(target)
+        if not 0 <= chosen < classes:
+            raise InvalidInputError(f"target class {chosen} is out of range (the model has {classes})")
+        return Instance(explanation, inputs, output, chosen)
 
     def windowed(self, text: str, plan: WindowPlan | None, dense: bool) -> tuple[Document, ModelOutput]:
         """The one route for windowed texts: plan the windows (unless given), check the sizes, one

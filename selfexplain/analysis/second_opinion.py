@@ -1,7 +1,8 @@
 """A second opinion beside alpha (issue 23 item 3): another attribution method scored on the alpha grid's
 words, and how far its ranking agrees with alpha's.
 
-Alpha per word is the alpha mass of the spans covering it (word-level alpha, :func:`selfexplain.results.words.word_view`).
+Alpha per word is the alpha mass of the spans covering it (word-level alpha,
+:func:`selfexplain.results.words.word_view`).
 Leave-one-out removes each *word* whole (all its pieces at once, one batch of ``W`` inputs) with the
 registry method's removal; any other registered method's token scores are summed over each word's pieces.
 Agreement is :func:`selfexplain.analysis.compare.rank_agreement`: only words with a score above 0 are ranked, so

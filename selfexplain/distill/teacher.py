@@ -31,7 +31,8 @@ class Teacher:
     """``source``: as given; ``location``: the folder (or Hub id) it loads from; ``family``: its encoder's
     ``model_type``; ``encoder``: what a student's encoder is built from by default (the teacher's own
     folder for a Hugging Face classifier, the base encoder of a selfexplain folder); ``warm_start``:
-    whether the student then copies the teacher's fine-tuned encoder (:func:`selfexplain.training.warm_start.warm_start`)."""
+    whether the student then copies the teacher's fine-tuned encoder
+    (:func:`selfexplain.training.warm_start.warm_start`)."""
 
     source: str
     location: str

@@ -156,7 +156,9 @@ def run_lab(
     todo = [(index, example) for index, example in enumerate(examples) if index not in done]
     finished = len(examples) - len(todo)
     if workers > 1 and len(todo) > 1:
-        rows: Iterable[dict[str, object]] = analyse_in_workers(explainer, todo, options, min(workers, len(todo)))
+        rows: Iterable[dict[str, object]] = analyse_in_workers(
+            explainer, todo, options, min(workers, len(todo)), analyse
+        )
     else:
         rows = (analyse(explainer, example, index, options) for index, example in todo)
     with log or contextlib.nullcontext():

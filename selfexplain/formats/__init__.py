@@ -7,6 +7,7 @@
 - :mod:`selfexplain.formats.examples`: labelled :class:`~selfexplain.data.Example` lists from a file, an
   SST tree file or a Hugging Face dataset (:func:`~selfexplain.formats.examples.read_examples`), or from an
   upload's bytes, in memory (:func:`~selfexplain.formats.examples.read_example_bytes`).
+- :mod:`selfexplain.formats.sst_trees`: the Stanford Sentiment Treebank's PTB trees (every phrase labelled).
 
 A ``.txt`` file has one meaning per command, always passed explicitly as ``txt``: ``"labelled"`` (one
 ``LABEL TEXT`` a line, or SST trees: train, eval, faithfulness, sharpness, anatomy) or ``"lines"`` (one text

@@ -142,7 +142,8 @@ def trim_offsets(
 def readable(offsets: Sequence[tuple[int, int]]) -> np.ndarray:
     """``[N]`` bool: the pieces that keep a character once :func:`trim_offsets` has left leading whitespace
     out, the pieces a span may start or end on, on the short path (:func:`assemble`) as in windows. Which
-    pieces are only whitespace is the family adapter's rule (:meth:`~selfexplain.modeling.families.Family.blank_pieces`)."""
+    pieces are only whitespace is the family adapter's rule
+    (:meth:`~selfexplain.modeling.families.Family.blank_pieces`)."""
     return ~Family.blank_pieces(offsets)
 
 

@@ -3,16 +3,15 @@
 A card is YAML front matter followed by Markdown. The front matter holds the Hub's fields
 (``library_name``, ``pipeline_tag``, ``tags``, ``metrics``; ``datasets`` and ``base_model`` when they
 have Hub ids; ``model-index`` when a test accuracy is known) and this library's facts under
-``selfexplain``; the Markdown body is rendered from those facts (:mod:`selfexplain.modeling.model_card`).
+``selfexplain``; the Markdown body is rendered from those facts (:func:`card_markdown`).
 :func:`read_model_card` parses the front matter only, with PyYAML's safe loader (PyYAML is pinned, and
 required by transformers), and checks the type of every field it keeps: the Markdown body is never read
 back, so a page that shows the parsed fields escaped shows nothing a card's author could inject.
 
-Model cards from what is known: the Markdown body of a card, and cards built from a model's config,
-from a finished training run, or updated by an evaluation.
-
-Every value that came from a user (data paths, label names, notes) is escaped for Markdown before it
-reaches the body; commands go into fenced code blocks.
+Cards are built from what is known: a model's config (:func:`card_from_config`), a finished training run
+(:func:`card_from_training`), or updated by an evaluation (:func:`record_evaluation`). Every value that
+came from a user (data paths, label names, notes) is escaped for Markdown before it reaches the body;
+commands go into fenced code blocks.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Building, caching and loading the native span kernels' shared library (used by :mod:`selfexplain.modeling.native_spans`).
+"""Building, caching and loading the native span kernels' shared library (used by
+:mod:`selfexplain.modeling.native_spans`).
 
 The library is compiled with the system C compiler (``cc`` or ``$CC``) into
 ``$SELFEXPLAIN_CACHE/native`` (default ``~/.cache/selfexplain/native``), named by a hash of the source, the

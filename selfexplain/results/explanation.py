@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from selfexplain.errors import InvalidInputError
-from selfexplain.results.schema import explanation_dict, read_prediction, read_spans, read_tokens
+from selfexplain.results import display
+from selfexplain.results.schema import Span, Token, explanation_dict, read_prediction, read_spans, read_tokens
 from selfexplain.support.limits import DENSE_MAX_TOKENS
 
 
@@ -67,52 +68,6 @@ def position_prior(segments: np.ndarray) -> np.ndarray:
         t = np.arange(where.size)
         prior[where] = (t + 1) * (where.size - t)
     return prior
-
-
-@dataclass(frozen=True)
-class Token:
-    text: str
-    start: int
-    end: int
-    segment: int = 0
-    piece: str = ""
-
-
-@dataclass(frozen=True)
-class Span:
-    """Tokens ``start_token .. end_token`` (inclusive); characters ``start_char:end_char``.
-
-    ``rank``: 1 for the highest alpha; 0 for a span with alpha 0, which is not ranked (it carries no
-    weight: see :meth:`Explanation.evidence_spans`)."""
-
-    start_token: int
-    end_token: int
-    start_char: int
-    end_char: int
-    segment: int
-    text: str
-    alpha: float
-    rank: int
-
-    @property
-    def ranked(self) -> bool:
-        """Whether the span carries weight (alpha above 0) and so has a rank."""
-        return self.rank > 0
-
-    def overlaps(self, other: Span) -> bool:
-        return self.start_token <= other.end_token and other.start_token <= self.end_token
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "start_token": self.start_token,
-            "end_token": self.end_token,
-            "start_char": self.start_char,
-            "end_char": self.end_char,
-            "segment": self.segment,
-            "text": self.text,
-            "alpha": self.alpha,
-            "rank": self.rank,
-        }
 
 
 class Prediction:
@@ -234,16 +189,13 @@ class Explanation(Prediction):
         return np.diagonal(covering).copy()
 
     def _repr_html_(self) -> str:
-        """Jupyter's inline view (static HTML and SVG, every text escaped): see :mod:`selfexplain.views.notebook`."""
-        from selfexplain.views.notebook import explanation_html
-
-        return explanation_html(self)
+        """Jupyter's inline view (static HTML and SVG, every text escaped), supplied by the views layer
+        (:mod:`selfexplain.views.notebook`, registered in :mod:`selfexplain.results.display`)."""
+        return display.html(self)
 
     def show(self, path: str | Path | None = None) -> Path | None:
         """Display inline in Jupyter; elsewhere (or with ``path``) write an HTML file and return its path."""
-        from selfexplain.views.notebook import show
-
-        return show(self, path)
+        return display.show(self, path)
 
     def to_dict(self, top_k: int | None = 10, attentions: bool = False) -> dict[str, Any]:
         """JSON-ready dict in the one schema (:mod:`selfexplain.results.schema`). ``spans``: the ``top_k`` highest-alpha

@@ -8,7 +8,6 @@ the one row (special tokens included), ``T`` real tokens, ``C`` classes.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -16,10 +15,6 @@ from selfexplain.errors import InvalidInputError
 from selfexplain.inputs import EncodedBatch, WindowPlan
 from selfexplain.modeling.model import ModelOutput
 from selfexplain.results.explanation import Explanation
-from selfexplain.results.readout import explanation_of
-
-if TYPE_CHECKING:
-    from selfexplain.pipeline import SelfExplainer
 
 
 @dataclass(frozen=True)
@@ -84,29 +79,3 @@ class Instance:
         if positions is None:
             return np.flatnonzero(self.batch.token_mask[0].numpy())
         return positions
-
-
-def run_instance(explainer: SelfExplainer, text: str, pair: str | None = None, target: int | None = None) -> Instance:
-    """Run ``text`` (and ``pair``) once through ``explainer``: one window with attentions and hidden
-    states, or a single text longer than one window in windows (span heads only). Any head: a baseline's
-    explanation has no spans. ``target`` must be a class index of the model."""
-    explainer.check_text(text, pair)
-    plan = explainer.plan([text], [pair] if pair is not None else None)
-    inputs: EncodedBatch | WindowPlan
-    if plan.windows:
-        if explainer.config.head != "span":
-            raise InvalidInputError(f"model {explainer.name!r} is a baseline and reads one window only")
-        inputs = plan.windows[0]
-        document, output = explainer.windowed(text, inputs, dense=True)
-        explanation = document.explanation()
-    else:
-        inputs = plan.batches[0][1]
-        if not bool(inputs.token_mask.any()):
-            raise InvalidInputError("the text has no tokens the model can read")
-        output = explainer.run(inputs, attentions=True, hidden_states=True)
-        explanation = explanation_of(inputs, output, 0, text, pair, explainer.readout)
-    classes = explanation.probabilities.shape[0]
-    chosen = explanation.predicted_index if target is None else int(target)
-    if not 0 <= chosen < classes:
-        raise InvalidInputError(f"target class {chosen} is out of range (the model has {classes})")
-    return Instance(explanation, inputs, output, chosen)

@@ -1,11 +1,12 @@
 """The one JSON schema of an explained input, written once for :class:`~selfexplain.results.explanation.Explanation`
-and :class:`~selfexplain.results.document.Document` (their ``to_dict`` and ``from_dict``).
+and :class:`~selfexplain.results.document.Document` (their ``to_dict`` and ``from_dict``), and the two records
+it is made of, :class:`Token` and :class:`Span` (both re-exported by :mod:`selfexplain.results.explanation`).
 
 Keys, in this order: ``model``, ``text``, ``pair`` (null for a single text), ``label``, ``probabilities``
 (label name -> probability, in the model's label order), ``tokens`` (``{text, start, end, segment, piece}``:
-character offsets into the token's segment, 0 = text, 1 = pair), ``spans`` (:meth:`Span.to_dict
-<selfexplain.results.explanation.Span.to_dict>`: ``start_token, end_token, start_char, end_char, segment, text, alpha,
-rank``), ``num_valid_spans``, ``num_evidence_spans`` (spans with alpha above 0), ``span_unit``; then
+character offsets into the token's segment, 0 = text, 1 = pair), ``spans`` (:meth:`Span.to_dict`: ``start_token,
+end_token, start_char, end_char, segment, text, alpha, rank``), ``num_valid_spans``, ``num_evidence_spans`` (spans
+with alpha above 0), ``span_unit``; then
 ``windows`` for a text read in encoder windows (the first token of each) and, only when asked for,
 ``attention_tokens`` and ``attentions``.
 
@@ -19,12 +20,56 @@ span unit) and :func:`read_tokens` / :func:`read_spans` what a full rebuild adds
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from selfexplain.results.explanation import Span, Token
+
+@dataclass(frozen=True)
+class Token:
+    text: str
+    start: int
+    end: int
+    segment: int = 0
+    piece: str = ""
+
+
+@dataclass(frozen=True)
+class Span:
+    """Tokens ``start_token .. end_token`` (inclusive); characters ``start_char:end_char``.
+
+    ``rank``: 1 for the highest alpha; 0 for a span with alpha 0, which is not ranked (it carries no
+    weight: see :meth:`Explanation.evidence_spans`)."""
+
+    start_token: int
+    end_token: int
+    start_char: int
+    end_char: int
+    segment: int
+    text: str
+    alpha: float
+    rank: int
+
+    @property
+    def ranked(self) -> bool:
+        """Whether the span carries weight (alpha above 0) and so has a rank."""
+        return self.rank > 0
+
+    def overlaps(self, other: Span) -> bool:
+        return self.start_token <= other.end_token and other.start_token <= self.end_token
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "start_token": self.start_token,
+            "end_token": self.end_token,
+            "start_char": self.start_char,
+            "end_char": self.end_char,
+            "segment": self.segment,
+            "text": self.text,
+            "alpha": self.alpha,
+            "rank": self.rank,
+        }
 
 
 class Explained(Protocol):
@@ -97,8 +142,6 @@ def read_prediction(data: Mapping[str, Any], model_name: str | None = None) -> d
 
 def read_tokens(data: Mapping[str, Any]) -> tuple[Token, ...]:
     """The dict's tokens (none when it has no ``tokens``; ``segment`` 0 and ``piece`` "" when left out)."""
-    from selfexplain.results.explanation import Token
-
     return tuple(
         Token(t["text"], t["start"], t["end"], t.get("segment", 0), t.get("piece", "")) for t in data.get("tokens", ())
     )

@@ -1,4 +1,5 @@
-"""An :class:`~selfexplain.results.explanation.Explanation` shown inline in Jupyter (``_repr_html_``) or as a file.
+"""An :class:`~selfexplain.results.explanation.Explanation` shown inline in Jupyter (``_repr_html_``) or as a file
+(``show``): importing this module registers both for every Explanation (:mod:`selfexplain.results.display`).
 
 Static HTML with an inline SVG grid: no script and nothing fetched from a CDN, so it renders offline
 and stays in the saved notebook. It shows the prediction with every class probability, the text with
@@ -18,6 +19,7 @@ from pathlib import Path
 import numpy as np
 from plotly.colors import get_colorscale
 
+from selfexplain.results.display import register as register_display
 from selfexplain.results.explanation import Explanation
 from selfexplain.results.words import group_view, word_of_token
 from selfexplain.views.highlight import escape_text, highlight_html
@@ -238,3 +240,6 @@ def show(explanation: Explanation, path: str | Path | None = None) -> Path | Non
     )
     print(f"explanation written to {target}")
     return target
+
+
+register_display(explanation_html, show)  # Explanation._repr_html_ and Explanation.show (results import no view)
