@@ -19,12 +19,13 @@ run() {  # NAME SEED [train options]
   if [ -n "$ONLY" ] && [[ " $ONLY " != *" $name "* ]]; then return 0; fi
   local out="$RUNS/sst5s-$name-s$seed"
   [ -f "$out/metrics.json" ] || python -m selfexplain.cli train "${COMMON[@]}" --seed "$seed" "$@" --name sst5-minilm --out "$out"
-  if [ "$name" != mean ] && [ "$seed" = 42 ] && [ ! -f "$RUNS/sharp-dev300-$name-s$seed/sharpness.csv" ]; then
+  if [[ "$name" != mean* ]] && [ "$seed" = 42 ] && [ ! -f "$RUNS/sharp-dev300-$name-s$seed/sharpness.csv" ]; then
     python -m selfexplain.cli sharpness --model "$out/best" --data "$RUNS/dev300.txt" \
       --trees "$DATA/sst_trees/dev.txt" --out "$RUNS/sharp-dev300-$name-s$seed" --no-progress
   fi
 }
 for seed in 42 43 44; do run mean "$seed" --head mean --lr 3e-5; done
+run mean2ep 42 --head mean --lr 3e-5 --epochs 2  # the equal-budget baseline of the 2-epoch row
 warm() { echo --init-from "$RUNS/sst5s-mean-s$1/best" --teacher "$RUNS/sst5s-mean-s$1/best" --lr 1e-5; }
 SPARSE="--normaliser sparsemax --anneal-temperature 10"
 # shellcheck disable=SC2046,SC2086
@@ -46,4 +47,6 @@ SPARSE="--normaliser sparsemax --anneal-temperature 10"
   run scratch-kd-sic-entmax 42 $KD42 --normaliser entmax15 --anneal-temperature 10 --lambda 1
   run scratch-kd-sic-suff 42 $KD42 $SPARSE --lambda 1 --sufficiency-weight 1
   run scratch-kd-sic-2ep 42 $KD42 $SPARSE --lambda 1 --epochs 2
+  run scratch-kd-sic-layer3 42 $KD42 $SPARSE --lambda 1 --encoder-layer 3
+  run scratch-kd-sic-prior02 42 $KD42 $SPARSE --lambda 1 --span-length-prior 0.2
 }

@@ -4,7 +4,7 @@ For each run NAME (``RUNS/sst5s-NAME-s42``, measured by ``selfexplain sharpness`
 ``RUNS/sharp-dev300-NAME-s42``): dev accuracy from training, the alpha measures on the first 300 dev
 sentences, and the number of dev targets met (the rule in docs/accuracy.md). Usage:
 
-    python scripts/recipe_table.py [--runs runs] [--baseline mean] NAME [NAME ...]
+    python scripts/recipe_table.py [--runs runs] [--baseline mean] [--baseline-of ROW=BASELINE] NAME [NAME ...]
 """
 
 from __future__ import annotations
@@ -85,12 +85,19 @@ def main() -> None:
     parser.add_argument("--baseline", default="mean")
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--reference", nargs="*", default=[], help="rows shown but not chosen (another budget)")
+    parser.add_argument(
+        "--baseline-of", action="append", default=[], metavar="ROW=BASELINE",
+        help="a row trained on another budget (e.g. 2 epochs) against the baseline of that budget",
+    )  # fmt: skip
     parser.add_argument("names", nargs="+")
     args = parser.parse_args()
     baseline = run_row(args.runs, args.baseline, args.seed)["dev_accuracy"]
+    own = dict(pair.split("=", 1) for pair in args.baseline_of)
     rows = [run_row(args.runs, name, args.seed) for name in args.names]
     for row in rows:
-        row["score"] = score(row, float(baseline))  # type: ignore[arg-type]
+        name = str(row["run"])
+        base = run_row(args.runs, own[name], args.seed)["dev_accuracy"] if name in own else baseline
+        row["score"] = score(row, float(base))  # type: ignore[arg-type]
     references = [run_row(args.runs, name, args.seed) for name in args.reference]
     print(f"baseline ({args.baseline}, seed {args.seed}) dev accuracy {float(baseline):.4f}\n")
     print(markdown(rows + references))
