@@ -197,12 +197,17 @@ class SpanLayer(nn.Module):
             return weight / self.temperature, bias / self.temperature
         return weight, bias
 
-    def _prior(self, starts: torch.Tensor, ends: torch.Tensor) -> torch.Tensor | None:
-        """The span-length prior ``length_prior * (ends - starts) / temperature`` (same shape as
-        ``starts``), or None when there is none (no prior, or alpha fixed uniform)."""
-        if not self.length_prior or self.uniform:
-            return None
-        return (ends - starts).to(self.interpret.weight.dtype) * (self.length_prior / self.temperature)
+    @property
+    def _has_prior(self) -> bool:
+        """Whether scores carry the span-length prior (set, and alpha not fixed uniform)."""
+        return bool(self.length_prior) and not self.uniform
+
+    def _with_prior(self, logits: torch.Tensor, starts: torch.Tensor, ends: torch.Tensor) -> torch.Tensor:
+        """``logits`` (shaped like ``starts``/``ends``, or broadcast over a leading batch) less the
+        span-length prior ``length_prior * (ends - starts) / temperature``; unchanged without one."""
+        if not self._has_prior:
+            return logits
+        return logits - (ends - starts).to(logits.dtype) * (self.length_prior / self.temperature)
 
     def _chunk(
         self,
@@ -214,10 +219,7 @@ class SpanLayer(nn.Module):
         """One chunk: logits ``[B,K]``, chunk max ``[B]``, exp-weighted sum ``[B,H]``."""
         weight, bias = self._interpretation()
         vectors = self.span_vectors(features, starts, ends)
-        logits = vectors @ weight + bias
-        prior = self._prior(starts, ends)
-        if prior is not None:
-            logits = logits - prior
+        logits = self._with_prior(vectors @ weight + bias, starts, ends)
         logits = logits.masked_fill(~valid, float("-inf"))
         peak = logits.amax(dim=1).clamp_min(torch.finfo(logits.dtype).min)
         weights = torch.exp(logits - peak.unsqueeze(1))
@@ -289,10 +291,7 @@ class SpanLayer(nn.Module):
             left, right, gate = projected.split(hidden.shape[-1], dim=-1)  # views: only K rows are gathered
             vectors = torch.tanh(left[rows, first] + right[rows, last] + gate[rows, first] * gate[rows, last])
         weight, bias = self._interpretation()
-        support_logits = vectors @ weight + bias  # [B, K]
-        prior = self._prior(first, last)
-        if prior is not None:
-            support_logits = support_logits - prior
+        support_logits = self._with_prior(vectors @ weight + bias, first, last)  # [B, K]
         member = real & masks.gather(2, slots.expand(texts, -1, -1))  # [T, B, K]
         support_alpha = normalise(
             self.normaliser,
@@ -312,10 +311,7 @@ class SpanLayer(nn.Module):
         scores = hidden @ weight  # [B, N]
         prefix = torch.cat([scores.new_zeros(scores.shape[0], 1), scores.cumsum(dim=1)], dim=1)
         width = (ends - starts + 1).to(scores.dtype)
-        logits = (prefix[:, ends + 1] - prefix[:, starts]) / width + bias
-        prior = self._prior(starts, ends)
-        if prior is not None:
-            logits = logits - prior
+        logits = self._with_prior((prefix[:, ends + 1] - prefix[:, starts]) / width + bias, starts, ends)
         return logits.masked_fill(~valid, float("-inf"))
 
     def _softmax_forward(
@@ -331,14 +327,12 @@ class SpanLayer(nn.Module):
         ``logits`` only (``pooled`` and ``alpha`` are then not those of the length prior, if any)."""
         if projected is None and self.representation == "sic":
             projected = self.projection(hidden)
-        prior = self._prior(starts, ends)
         # the kernels weight the span vectors by their own scores: with a prior, only for the scores
-        if projected is not None and self.fused and fusion_allowed() and (prior is None or logits_only):
+        if projected is not None and self.fused and fusion_allowed() and (logits_only or not self._has_prior):
             native = native_sic(projected, *self._interpretation(), starts, ends, valid)
             if native is not None:  # one pass over all slots; memory grows with S, not S x H
                 logits, pooled = native
-                if prior is not None:
-                    logits = logits - prior
+                logits = self._with_prior(logits, starts, ends)
                 return SpanLayerOutput(pooled=pooled, logits=logits, alpha=torch.softmax(logits, dim=1))
         features = self.token_features(hidden, projected)
         batch, _, size = hidden.shape
