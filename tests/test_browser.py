@@ -156,9 +156,10 @@ def test_edit_a_span_see_what_moved_and_undo(browser, app_url: str) -> None:
     # the top span's cell: a sparse alpha leaves most spans at 0, and deleting one of those moves nothing
     top_cell = "el => Array.from(el._fullData.find(t => t.name === 'spans').customdata, r => Number(r[3])).indexOf(1)"
     for _ in range(3):  # plotly may redraw the grid once more after the run; a click then is lost
-        has_spans = "e => e._fullData?.some(t => t.name === 'spans')"
-        page.wait_for_function(f"() => [...document.querySelectorAll('.js-plotly-plot')].some({has_spans})")
-        top = grid.evaluate(top_cell)
+        # wait on the grid itself (not any plot): a redraw can leave it without _fullData for a moment
+        handle = grid.element_handle()
+        page.wait_for_function("e => e._fullData?.some(t => t.name === 'spans')", arg=handle)
+        top = handle.evaluate(top_cell)
         assert top >= 0
         grid.locator(".scatterlayer .point").nth(top).click(force=True)
         try:
