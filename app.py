@@ -140,10 +140,10 @@ def render(explanation: Explanation) -> None:
     """The prediction, highlighted spans, the alpha grid beside the attention grid, the controls and tools
     (presentation mode has its own view: :func:`pages.parts.present_panel.render_presentation`)."""
     render_prediction(explanation)
-    spans, level, highlight_target = render_evidence_controls(explanation)
+    spans, level = render_evidence_controls(explanation)
+    selection = render_highlight(explanation, spans)  # the explained text first, the figures after it
     grid = render_grids(explanation, level)
     render_span_table(explanation)
-    selection = render_highlight(explanation, spans, highlight_target)  # after the table: its selection shows
     render_edit_panel(explanation, st.session_state.model_directory, selection)
     render_flip(explanation)
     render_model_view(explanation)

@@ -49,4 +49,10 @@ SPARSE="--normaliser sparsemax --anneal-temperature 10"
   run scratch-kd-sic-2ep 42 $KD42 $SPARSE --lambda 1 --epochs 2
   run scratch-kd-sic-layer3 42 $KD42 $SPARSE --lambda 1 --encoder-layer 3
   run scratch-kd-sic-prior02 42 $KD42 $SPARSE --lambda 1 --span-length-prior 0.2
+  # fourth round: the third round's choice (span vectors from layer 3) with the levers that shortened spans
+  L3="$SPARSE --lambda 1 --encoder-layer 3"
+  run scratch-kd-sic-layer3-comp 42 $KD42 $L3 --complement-weight 1
+  run scratch-kd-sic-layer3-w4 42 $KD42 $L3 --max-span-width 4
+  # the third round's choice at seeds 43 and 44, each distilled from the baseline of its own seed
+  for seed in 43 44; do run scratch-kd-sic-layer3 "$seed" --teacher "$RUNS/sst5s-mean-s$seed/best" --lr 3e-5 $L3; done
 }

@@ -187,3 +187,27 @@ def test_the_share_link_keeps_the_whole_view(models_dir: Path) -> None:
     assert any("layer 2, head 2" in t for t in charts(at))
     at.slider(key="top_k").set_value(3).run()
     assert at.query_params["k"] in ("3", ["3"]) and at.query_params["span"] in ("1-2", ["1-2"])
+
+
+
+def test_the_explained_text_is_drawn_before_the_grid(models_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new session sees the highlighted text while plotly still loads: the page sends it before the grid
+    (the order of the calls is the order Streamlit sends the elements)."""
+    import pages.parts.evidence_panel as evidence_panel
+    import pages.parts.grid_panel as grid_panel
+
+    drawn: list[str] = []
+
+    def recording(name: str, function):  # noqa: ANN001, ANN202
+        def call(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+            drawn.append(name)
+            return function(*args, **kwargs)
+
+        return call
+
+    at = open_model(models_dir, "tiny-sst")
+    monkeypatch.setattr(evidence_panel, "highlight_html", recording("text", evidence_panel.highlight_html))
+    monkeypatch.setattr(grid_panel, "span_grid_figure", recording("grid", grid_panel.span_grid_figure))
+    at.text_area(key="text").input("The visuals are gorgeous, but the story is thin.").run()
+    assert not at.exception
+    assert drawn == ["text", "grid"]

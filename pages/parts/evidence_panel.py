@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import streamlit as st
 from plotly.graph_objects import Figure
-from streamlit.delta_generator import DeltaGenerator
 
 from pages.parts.attention_panel import render_attention
 from pages.parts.grid_panel import render_grid, shown_explanation
@@ -18,10 +17,9 @@ from selfexplain.views.figures import span_table
 from selfexplain.views.highlight import highlight_html
 
 
-def render_evidence_controls(explanation: Explanation) -> tuple[list[Span], Level, DeltaGenerator]:
+def render_evidence_controls(explanation: Explanation) -> tuple[list[Span], Level]:
     """The heading, a sentence on how the weight is spread, and the controls: spans to show, overlapping
-    spans, grid level. Returns the spans to highlight, the grid level, and the placeholder under the
-    controls where :func:`render_highlight` draws the text once the table's selection is known."""
+    spans, grid level. Returns the spans to highlight and the grid level."""
     st.subheader("What the model relied on")
     evidence = explanation.evidence_spans(20)  # a span with alpha 0 is never shown, ranked or counted
     sentence = weight_sentence(evidence, explanation.num_evidence, int(explanation.span_mask.sum()))
@@ -54,7 +52,7 @@ def render_evidence_controls(explanation: Explanation) -> tuple[list[Span], Leve
         **bind("grid_level", level),
     ) or level  # fmt: skip
     spans = evidence[:k] if overlapping else explanation.top_spans_non_overlapping(k)  # weighted spans only
-    return spans, level, st.empty()
+    return spans, level
 
 
 def render_grids(explanation: Explanation, level: Level) -> Figure:
@@ -95,12 +93,15 @@ def render_span_table(explanation: Explanation) -> None:
     )
 
 
-def render_highlight(explanation: Explanation, spans: list[Span], target: DeltaGenerator) -> Span | None:
-    """The text with ``spans`` highlighted and the selected span marked, drawn into ``target`` (under the
-    controls), with a caption for the selection; returns the selected span."""
+def render_highlight(explanation: Explanation, spans: list[Span]) -> Span | None:
+    """The text with ``spans`` highlighted and the selected span marked, with a caption for the selection;
+    returns the selected span.
+
+    Drawn before the figures, so a new session sees its explained text while plotly is still loading in the
+    browser. A click in the grid or the table is already known here: both select through callbacks, which
+    run before the rerun."""
     selection = selected_span(explanation)
-    with target.container():
-        st.html(highlight_html(explanation, spans, selection))
-        if selection is not None:
-            st.caption(selected_caption(selection))
+    st.html(highlight_html(explanation, spans, selection))
+    if selection is not None:
+        st.caption(selected_caption(selection))
     return selection
