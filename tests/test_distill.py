@@ -269,3 +269,26 @@ def test_a_pretrained_encoder_student_copies_nothing_from_the_teacher(
     error = capsys.readouterr().err.strip()
     assert error.startswith("selfexplain: error: --pretrained-encoder needs --encoder") and "\n" not in error
     assert not (tmp_path / "other").exists()  # refused before the teacher labelled anything
+
+
+def test_the_student_takes_the_shipped_recipe_span_options(
+    tiny_encoder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A surrogate can be built with the shipped models' recipe: span vectors from an inner layer, a width
+    limit, a length prior; a bad value is refused in one line before the teacher labels anything."""
+    from selfexplain.pipeline import load_model
+
+    teacher = bert_teacher(tiny_encoder, tmp_path / "teacher")
+    texts = _texts(tmp_path / "texts.txt")
+    out = tmp_path / "student"
+    extra = ("--epochs", "1", "--encoder-layer", "1", "--max-span-width", "2", "--span-length-prior", "0.1")
+    assert _distill(teacher, texts, out, "--normaliser", "sparsemax", *extra) == 0
+    config = ModelConfig.load(out / "best")
+    assert (config.encoder_layer, config.max_span_width, config.span_length_prior) == (1, 2, 0.1)
+    explanation = load_model(str(out / "best"), fused=False).explain("good great fine awful dull slow")
+    assert max(len(s.text.split()) for s in explanation.evidence_spans(None)) <= 2
+    capsys.readouterr()
+    for bad in (("--max-span-width", "0"), ("--span-length-prior", "-1")):
+        assert _distill(teacher, texts, tmp_path / "refused", *bad) == 2
+        assert "\n" not in capsys.readouterr().err.strip()
+        assert not (tmp_path / "refused").exists()

@@ -48,6 +48,13 @@ def add_command(commands: Any) -> None:
     distill.add_argument("--name", default="", help="model name shown in the app")
     distill.add_argument("--span-representation", choices=["sic", "mean"], default="sic")
     distill.add_argument("--span-unit", choices=["word", "piece"], default="word")
+    distill.add_argument(
+        "--encoder-layer", type=int, default=-1, help="hidden-state index feeding the span layer (as train)"
+    )
+    distill.add_argument("--max-span-width", type=int, default=None, help="longest span, in span units (as train)")
+    distill.add_argument(
+        "--span-length-prior", type=float, default=0.0, metavar="P", help="favours short spans (as train; 0 = off)"
+    )
     distill.add_argument("--normaliser", choices=["softmax", "sparsemax", "entmax15"], default="softmax")
     distill.add_argument("--lambda", dest="lambda_", type=float, default=1.0, help="sparsity weight of sum(alpha^2)")
     distill.add_argument("--anneal-temperature", type=float, default=1.0, metavar="T0")
@@ -94,10 +101,16 @@ def run_distill(args: argparse.Namespace) -> int:
 
     if args.teacher_weight < 0 or not args.temperature > 0 or not args.anneal_temperature > 0:
         raise InvalidInputError("--teacher-weight must be 0 or above, --temperature and --anneal-temperature above 0")
+    if args.max_span_width is not None and args.max_span_width < 1:
+        raise InvalidInputError("--max-span-width must be 1 or more")
+    if args.span_length_prior < 0:
+        raise InvalidInputError("--span-length-prior must be 0 or above")
     examples = _texts(args)
     student = {
         "span_representation": args.span_representation, "span_unit": args.span_unit,
         "normaliser": args.normaliser, "lambda_": args.lambda_, "name": args.name or args.out.name,
+        "encoder_layer": args.encoder_layer, "max_span_width": args.max_span_width,
+        "span_length_prior": args.span_length_prior,
     }  # fmt: skip
     options = TrainOptions(
         epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.lr, head_learning_rate=args.head_lr,
