@@ -84,9 +84,16 @@ def test_type_click_highlight_download(browser, app_url: str) -> None:
     assert page.locator(".selfexplain-highlight mark").count() >= 1
     # click a cell of the span grid: the transparent markers carry (start, end)
     grid = page.locator(".js-plotly-plot").filter(has_text="Self-explaining alpha")
-    grid.locator(".scatterlayer .point").nth(3).click(force=True)
-    # "Selected: rank N, alpha ...", or for a cell of a sparse alpha's zeros "Selected: alpha 0, not ranked"
-    page.wait_for_selector("text=Selected:", timeout=60_000)
+    for _ in range(3):  # plotly may redraw the grid once more after the run; a click then is lost
+        handle = grid.element_handle()  # the grid itself, once it holds its spans trace
+        page.wait_for_function("e => e._fullData?.some(t => t.name === 'spans')", arg=handle)
+        grid.locator(".scatterlayer .point").nth(3).click(force=True)
+        try:  # "Selected: rank N, alpha ...", or for a cell of a sparse alpha's zeros "Selected: alpha 0, not ranked"
+            page.wait_for_selector("text=Selected:", timeout=20_000)
+            break
+        except sync_api.TimeoutError:
+            continue
+    page.wait_for_selector("text=Selected:", timeout=1_000)
     page.wait_for_selector(DONE, timeout=60_000)
     assert page.locator(".selfexplain-highlight [style*='outline']").count() >= 1
     # a download click must not rerun the script: a rerun replaces the deferred files, and a request that
