@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from helpers import make_explainer
 from streamlit.testing.v1 import AppTest
@@ -211,3 +212,19 @@ def test_the_explained_text_is_drawn_before_the_grid(models_dir: Path, monkeypat
     at.text_area(key="text").input("The visuals are gorgeous, but the story is thin.").run()
     assert not at.exception
     assert drawn == ["text", "grid"]
+
+
+def test_a_width_limited_model_offers_no_wider_grid_band(models_dir: Path, tiny_encoder: Path) -> None:
+    """A model whose spans are at most 2 words offers "Max span width" up to 2, not up to the input's length."""
+    from pages.parts.grid_panel import widest_span
+
+    mask = np.triu(np.ones((6, 6), bool)) & ~np.triu(np.ones((6, 6), bool), 3)  # spans of at most 3 tokens
+    assert widest_span(mask, np.arange(6)) == 3 and widest_span(mask, np.array([0, 0, 1, 1, 2, 2])) == 2
+    assert widest_span(np.zeros((3, 3), bool), np.arange(3)) == 1
+    explainer = make_explainer(tiny_encoder, seed=11, max_span_width=2)
+    save_model(explainer.model, explainer.tokenizer, models_dir / "tiny-sst-w2")
+    at = open_model(models_dir, "tiny-sst-w2")
+    at.text_area(key="text").input("The visuals are gorgeous, but the story is thin.").run()
+    assert not at.exception
+    [width] = [n for n in at.number_input if n.label == "Max span width"]
+    assert width.value == 2 and width.max == 2

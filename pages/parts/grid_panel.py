@@ -38,6 +38,15 @@ def on_grid_select() -> None:
         remember(explanation, picked)
 
 
+def widest_span(span_mask: np.ndarray, units: np.ndarray) -> int:
+    """The most units (words, sentences) any valid span covers; ``span_mask`` ``[T, T]``, ``units`` ``[T]``."""
+    rows = np.flatnonzero(span_mask.any(axis=1))
+    if not len(rows):
+        return 1
+    last = span_mask.shape[1] - 1 - np.argmax(span_mask[rows, ::-1], axis=1)  # each row's widest valid end
+    return int((units[last] - units[rows]).max()) + 1
+
+
 def render_grid(explanation: Explanation, level: Level) -> tuple[Figure, tuple[int, int] | None]:
     """The width and colour controls, the viewport slider of a long input and the
     clickable alpha grid at ``level``; returns the grid and its viewport ``(lo, hi)`` (None: all of it),
@@ -45,7 +54,7 @@ def render_grid(explanation: Explanation, level: Level) -> tuple[Figure, tuple[i
     groups = level_view(explanation, level)
     units = groups.word_of_token if groups is not None else np.arange(explanation.num_tokens)
     count = int(units[-1]) + 1 if len(units) else 1
-    width_limit = max(1, count)
+    width_limit = max(1, min(count, widest_span(explanation.span_mask, units)))  # a width-limited model's cap
     default_width = width_limit if count <= MAX_GRID_UNITS else min(width_limit, 40)
     g1, g2 = st.columns(2)
     log_colour = g1.toggle(
