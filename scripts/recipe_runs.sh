@@ -59,6 +59,11 @@ SPARSE="--normaliser sparsemax --anneal-temperature 10"
   run scratch-kd-sic-layer3-w4-l0 42 $KD42 $SPARSE --lambda 0 $W4
   run scratch-kd-sic-layer3-w4-comp 42 $KD42 $L3 --max-span-width 4 --complement-weight 1
   run scratch-kd-sic-layer4-w4 42 $KD42 $SPARSE --lambda 1 --encoder-layer 4 --max-span-width 4
+  # the fifth round's choice at seeds 43 and 44, each distilled from the baseline of its own seed
+  for seed in 43 44; do
+    run scratch-kd-sic-layer3-w4-entmax "$seed" --teacher "$RUNS/sst5s-mean-s$seed/best" --lr 3e-5 \
+      --normaliser entmax15 --anneal-temperature 10 --lambda 1 $W4
+  done
   # the fourth round's choice at seeds 43 and 44, each distilled from the baseline of its own seed
   for seed in 43 44; do
     run scratch-kd-sic-layer3-w4 "$seed" --teacher "$RUNS/sst5s-mean-s$seed/best" --lr 3e-5 $L3 --max-span-width 4

@@ -11,7 +11,7 @@
 set -euo pipefail
 DATA=${1:-../shared/data}
 RUNS=${2:-runs}
-RECIPE=${RECIPE:-"--normaliser sparsemax --lambda 1 --anneal-temperature 10 --encoder-layer 3 --max-span-width 4"}
+RECIPE=${RECIPE:-"--normaliser entmax15 --lambda 1 --anneal-temperature 10 --encoder-layer 3 --max-span-width 4"}
 mkdir -p "$RUNS"
 SST5_LABELS="very negative,negative,neutral,positive,very positive"
 NLI_LABELS="entailment,neutral,contradiction"

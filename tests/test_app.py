@@ -64,7 +64,9 @@ def test_sentence_shows_prediction_grid_and_attention(models_dir: Path) -> None:
     titles = charts(at)
     assert any(t.startswith("Self-explaining alpha") for t in titles)
     assert any(t.startswith("Raw self-attention") for t in titles)
-    assert "Class probabilities" in titles
+    assert "Class probabilities" not in titles  # HTML bars, drawn without plotly
+    bars = [h.proto.body for h in at.get("html") if "selfexplain-probabilities" in h.proto.body]
+    assert len(bars) == 1 and bars[0].count("data-label=") == 5
     assert not any("every layer" in t.lower() for t in titles)  # the model view is drawn only on request
     at.toggle(key="show_model_view").set_value(True).run()
     assert len(charts(at)) == len(titles) + 1

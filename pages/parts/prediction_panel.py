@@ -6,10 +6,9 @@ from __future__ import annotations
 import streamlit as st
 
 from pages.parts.surrogate_panel import render_surrogate_check
-from pages.ui import PLOT_CONFIG
 from selfexplain.results.explanation import Explanation
-from selfexplain.views.figures import probability_figure
 from selfexplain.views.highlight import escape_text
+from selfexplain.views.probability_bars import probability_bars_html
 
 
 def render_prediction(explanation: Explanation) -> None:
@@ -18,9 +17,8 @@ def render_prediction(explanation: Explanation) -> None:
     head, bars = st.columns([1, 2])
     head.metric("Prediction", explanation.label)
     head.caption(f"{explanation.confidence:.1%} confidence · model {escape_text(explanation.model_name)}")
-    probabilities = probability_figure(explanation)
-    # theme=None: views.style already styles it, and Streamlit's theme is restyled in the browser each time
-    bars.plotly_chart(probabilities, config=PLOT_CONFIG, key="probabilities", theme=None)
+    with bars:  # HTML, not plotly: the first view paints without waiting for plotly (docs/performance.md)
+        st.html(probability_bars_html(explanation))
     bars.caption(
         "Each bar is the probability the model gives one label; the highlighted bar is its prediction. "
         "The spans below are what the classifier read to get there."
