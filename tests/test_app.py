@@ -192,7 +192,6 @@ def test_the_share_link_keeps_the_whole_view(models_dir: Path) -> None:
     assert at.query_params["k"] in ("3", ["3"]) and at.query_params["span"] in ("1-2", ["1-2"])
 
 
-
 def test_the_explained_text_is_drawn_before_the_grid(models_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A new session sees the highlighted text while plotly still loads: the page sends it before the grid
     (the order of the calls is the order Streamlit sends the elements)."""

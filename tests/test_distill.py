@@ -290,5 +290,6 @@ def test_the_student_takes_the_shipped_recipe_span_options(
     capsys.readouterr()
     for bad in (("--max-span-width", "0"), ("--span-length-prior", "-1")):
         assert _distill(teacher, texts, tmp_path / "refused", *bad) == 2
-        assert "\n" not in capsys.readouterr().err.strip()
+        error = capsys.readouterr().err.strip()
+        assert error.startswith("selfexplain: error: the student:") and "\n" not in error
         assert not (tmp_path / "refused").exists()

@@ -101,10 +101,6 @@ def run_distill(args: argparse.Namespace) -> int:
 
     if args.teacher_weight < 0 or not args.temperature > 0 or not args.anneal_temperature > 0:
         raise InvalidInputError("--teacher-weight must be 0 or above, --temperature and --anneal-temperature above 0")
-    if args.max_span_width is not None and args.max_span_width < 1:
-        raise InvalidInputError("--max-span-width must be 1 or more")
-    if args.span_length_prior < 0:
-        raise InvalidInputError("--span-length-prior must be 0 or above")
     examples = _texts(args)
     student = {
         "span_representation": args.span_representation, "span_unit": args.span_unit,

@@ -112,14 +112,17 @@ def distill(
     print(f"teacher: {teacher.name} ({teacher.kind}, {teacher.family}; labels {', '.join(teacher.label_names)})")
     student_encoder, init_from, note = student_start(teacher, encoder, pretrained_encoder)  # may refuse: first
     print(note)
+    pair = any(e.pair for e in examples)
+    try:  # the student's options are checked by the config itself, before the teacher labels anything
+        config = ModelConfig(
+            encoder=student_encoder, label_names=list(teacher.label_names), pair=pair,
+            segment_alpha=pair and student.get("head", "span") == "span", **student,
+        )  # fmt: skip
+    except ValueError as err:
+        raise InvalidInputError(f"the student: {err}") from err
     splits = split_indices(len(examples), holdout, dev, options.seed)
     probabilities = cached_teacher_probabilities(teacher, examples, out, options)
     labelled = teacher_labelled(examples, probabilities)
-    pair = any(e.pair for e in examples)
-    config = ModelConfig(
-        encoder=student_encoder, label_names=list(teacher.label_names), pair=pair,
-        segment_alpha=pair and student.get("head", "span") == "span", **student,
-    )  # fmt: skip
     options = replace(options, init_from=init_from, teacher=teacher.source)
     (out / SPLITS_FILE).write_text(
         json.dumps({"seed": options.seed, "holdout": holdout, "dev": dev, **splits.__dict__}), encoding="utf-8"
