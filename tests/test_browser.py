@@ -75,6 +75,24 @@ def explain(page, text: str) -> None:
     page.wait_for_selector("text=Self-explaining alpha", timeout=90_000)
 
 
+def click_grid_cell(page, grid, cell: int | str, shown: str) -> None:
+    """Click point ``cell`` of the alpha grid (its index, or a function of the grid element that returns it)
+    until ``shown`` appears. Plotly may redraw the grid once more after the run, and a click then is lost;
+    each try waits on the grid itself (not any plot), since a redraw can leave it without ``_fullData``."""
+    for _ in range(3):
+        handle = grid.element_handle()
+        page.wait_for_function("e => e._fullData?.some(t => t.name === 'spans')", arg=handle)
+        index = cell if isinstance(cell, int) else handle.evaluate(cell)
+        assert index >= 0
+        grid.locator(".scatterlayer .point").nth(index).click(force=True)
+        try:
+            page.wait_for_selector(shown, timeout=20_000)
+            return
+        except sync_api.TimeoutError:
+            continue
+    page.wait_for_selector(shown, timeout=1_000)
+
+
 def test_type_click_highlight_download(browser, app_url: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     dialogs: list[str] = []
@@ -84,16 +102,8 @@ def test_type_click_highlight_download(browser, app_url: str) -> None:
     assert page.locator(".selfexplain-highlight mark").count() >= 1
     # click a cell of the span grid: the transparent markers carry (start, end)
     grid = page.locator(".js-plotly-plot").filter(has_text="Self-explaining alpha")
-    for _ in range(3):  # plotly may redraw the grid once more after the run; a click then is lost
-        handle = grid.element_handle()  # the grid itself, once it holds its spans trace
-        page.wait_for_function("e => e._fullData?.some(t => t.name === 'spans')", arg=handle)
-        grid.locator(".scatterlayer .point").nth(3).click(force=True)
-        try:  # "Selected: rank N, alpha ...", or for a cell of a sparse alpha's zeros "Selected: alpha 0, not ranked"
-            page.wait_for_selector("text=Selected:", timeout=20_000)
-            break
-        except sync_api.TimeoutError:
-            continue
-    page.wait_for_selector("text=Selected:", timeout=1_000)
+    # "Selected: rank N, alpha ...", or for a cell of a sparse alpha's zeros "Selected: alpha 0, not ranked"
+    click_grid_cell(page, grid, 3, "text=Selected:")
     page.wait_for_selector(DONE, timeout=60_000)
     assert page.locator(".selfexplain-highlight [style*='outline']").count() >= 1
     # a download click must not rerun the script: a rerun replaces the deferred files, and a request that
@@ -162,19 +172,7 @@ def test_edit_a_span_see_what_moved_and_undo(browser, app_url: str) -> None:
     grid = page.locator(".js-plotly-plot").filter(has_text="Self-explaining alpha")
     # the top span's cell: a sparse alpha leaves most spans at 0, and deleting one of those moves nothing
     top_cell = "el => Array.from(el._fullData.find(t => t.name === 'spans').customdata, r => Number(r[3])).indexOf(1)"
-    for _ in range(3):  # plotly may redraw the grid once more after the run; a click then is lost
-        # wait on the grid itself (not any plot): a redraw can leave it without _fullData for a moment
-        handle = grid.element_handle()
-        page.wait_for_function("e => e._fullData?.some(t => t.name === 'spans')", arg=handle)
-        top = handle.evaluate(top_cell)
-        assert top >= 0
-        grid.locator(".scatterlayer .point").nth(top).click(force=True)
-        try:
-            page.wait_for_selector("text=Selected: rank 1", timeout=20_000)
-            break
-        except sync_api.TimeoutError:
-            continue
-    page.wait_for_selector("text=Selected: rank 1", timeout=1_000)
+    click_grid_cell(page, grid, top_cell, "text=Selected: rank 1")
     page.wait_for_selector(DONE, timeout=60_000)
     page.get_by_role("button", name="Delete selected span").click()
     page.wait_for_selector("text=How the edit moved alpha", timeout=90_000)
