@@ -31,6 +31,7 @@ from pages.parts.view_state import (
     write_view,
 )
 from pages.ui.examples import examples_for, opening_example
+from pages.ui.first_view import pause_before_figures
 from pages.ui.gallery import pin_widget
 from pages.ui.input_limit import input_limit, input_limit_caption
 from pages.ui.loading import cached_explanation
@@ -142,6 +143,7 @@ def render(explanation: Explanation) -> None:
     render_prediction(explanation)
     spans, level = render_evidence_controls(explanation)
     selection = render_highlight(explanation, spans)  # the explained text first, the figures after it
+    pause_before_figures()
     grid = render_grids(explanation, level)
     render_span_table(explanation)
     render_edit_panel(explanation, st.session_state.model_directory, selection)

@@ -46,6 +46,21 @@ from browser_support import DONE, app_server, chromium  # noqa: E402
 
 GRID = "text=Self-explaining alpha"
 HIGHLIGHT = "mark"  # a highlighted span: the explained text is on the page
+PAINT_TIMES = """
+window.__painted = {};
+new PerformanceObserver(list => {
+  for (const entry of list.getEntries()) window.__painted[entry.identifier] ??= entry.renderTime || entry.loadTime;
+}).observe({type: 'element', buffered: true});
+new MutationObserver(() => {
+  const title = document.querySelector('h1:not([elementtiming])');
+  if (title) title.setAttribute('elementtiming', 'title');
+  const box = document.querySelector('mark')?.parentElement;
+  if (box && !box.hasAttribute('elementtiming')) box.setAttribute('elementtiming', 'text');
+}).observe(document, {subtree: true, childList: true});
+"""
+"""Element Timing (the browser's own paint timestamps, as LCP uses): when the title and the first
+highlighted text were painted. Set before their first paint, from a mutation observer, so the app's
+HTML needs no attribute of its own."""
 SUBJECTS = ["the film", "this story", "the cast", "the score", "the script", "her debut", "the sequel", "the ending"]
 VERBS = ["feels", "looks", "sounds", "plays", "turns out", "comes across as", "seems", "ends up"]
 WORDS = ["oddly", "warmly", "slow", "bright", "tense", "clumsy", "generous", "flat", "sharp", "tender", "loud"]
@@ -151,11 +166,15 @@ def measure_sequential(page: Page, server_pid: int, rng: random.Random, n: int) 
 def measure_first_paint(script: str, n: int) -> dict[str, float]:
     """A fresh ``streamlit run SCRIPT``; ``n`` new sessions, one after another, each opening the bare
     address (the default model's opening example); seconds from ``goto`` to the title, to the highlighted
-    text and to the grid drawn."""
-    marks: dict[str, list[float]] = {"title": [], "text": [], "grid": []}
+    text and to the grid drawn, as Playwright sees them (it polls the page, so it notices an element only
+    when the page's main thread is free: late while the frontend loads plotly), and to the title and the
+    text *painted* (Element Timing's timestamps: when a visitor sees them)."""
+    marks: dict[str, list[float]] = {"title": [], "text": [], "grid": [], "title_painted": [], "text_painted": []}
     with app_server(timeout=300, script=script) as app, chromium() as browser:
         for _ in range(n):
             page = browser.new_page(viewport={"width": 1440, "height": 1000})
+            page.add_init_script(PAINT_TIMES)
+            opened = time.time() * 1000  # epoch ms, the clock of performance.timeOrigin
             start = time.perf_counter()
             page.goto(app.url, wait_until="commit")
             page.wait_for_selector("h1", timeout=300_000)  # the frontend is up and the script has begun
@@ -164,6 +183,9 @@ def measure_first_paint(script: str, n: int) -> dict[str, float]:
             marks["text"].append(time.perf_counter() - start)
             wait_drawn(page)
             marks["grid"].append(time.perf_counter() - start)
+            origin, painted = page.evaluate("[performance.timeOrigin, window.__painted]")
+            for name in ("title", "text"):
+                marks[f"{name}_painted"].append((origin + painted[name] - opened) / 1000)
             page.close()
     result: dict[str, float] = {"sessions": n}
     for name, times in marks.items():
@@ -173,7 +195,10 @@ def measure_first_paint(script: str, n: int) -> dict[str, float]:
         f"first paint with {script}: first session title {result['first_title_s']:.2f} s, explained text "
         f"{result['first_text_s']:.2f} s, grid {result['first_grid_s']:.2f} s; later new sessions (median) title "
         f"{result['later_title_median_s']:.2f} s, text {result['later_text_median_s']:.2f} s, grid "
-        f"{result['later_grid_median_s']:.2f} s (target: explained text < 3 s, ratio {result['first_text_s'] / 3:.2f})"
+        f"{result['later_grid_median_s']:.2f} s; painted: first session title "
+        f"{result['first_title_painted_s']:.2f} s, text {result['first_text_painted_s']:.2f} s, later (median) title "
+        f"{result['later_title_painted_median_s']:.2f} s, text {result['later_text_painted_median_s']:.2f} s "
+        f"(target: explained text painted < 3 s, ratio {result['first_text_painted_s'] / 3:.2f})"
     )
     return result
 
