@@ -104,6 +104,16 @@ def test_measure_fidelity_and_the_split() -> None:
     teacher = torch.tensor([[0.6, 0.4], [0.7, 0.3]])
     fidelity = measure_fidelity(student, teacher)
     assert fidelity.agreement == 0.5 and fidelity.tvd == pytest.approx((0.2 + 0.3) / 2) and fidelity.examples == 2
+    assert fidelity.decisive_agreement == 0.5 and fidelity.decisive_share == 1.0  # gaps 0.2 and 0.4
+    # the one disagreement sits where the teacher hesitates (gap 0.1): where it is decisive, they agree
+    student = torch.tensor([[0.8, 0.2], [0.4, 0.6], [0.3, 0.7]])
+    teacher = torch.tensor([[0.6, 0.4], [0.55, 0.45], [0.2, 0.8]])
+    fidelity = measure_fidelity(student, teacher)
+    assert fidelity.agreement == pytest.approx(2 / 3)
+    assert fidelity.decisive_agreement == 1.0 and fidelity.decisive_share == pytest.approx(2 / 3)
+    assert "100.0% on the 67% where the teacher is decisive" in fidelity.describe()
+    hesitant = measure_fidelity(student[1:2], teacher[1:2])
+    assert hesitant.decisive_agreement is None and "decisive on none" in hesitant.describe()
     splits = split_indices(100, 0.1, 0.05, seed=7)
     assert (len(splits.train), len(splits.dev), len(splits.holdout)) == (85, 5, 10)
     assert sorted(splits.train + splits.dev + splits.holdout) == list(range(100))

@@ -2,7 +2,11 @@
 
 - **agreement**: the share of inputs on which the student predicts the teacher's label (argmax);
 - **mean total-variation distance** (TVD): ``0.5 * sum_c |p_student(c) - p_teacher(c)|`` averaged over the
-  inputs; 0 when the two give the same probabilities, 1 when they put their mass on different labels.
+  inputs; 0 when the two give the same probabilities, 1 when they put their mass on different labels;
+- **agreement where the teacher is decisive**: the agreement on the inputs where the teacher's two most
+  probable labels are at least :data:`DECISIVE_MARGIN` apart, and the share of such inputs. Where the
+  teacher hesitates between two labels, a small change of its probabilities flips its label, so most
+  disagreements sit there; this figure says how far the surrogate can be trusted where the teacher is sure.
 
 Both are measured, never assumed: on a held-out split of the distillation data the student never trained
 on (and was not selected on), or on any other file with ``selfexplain fidelity``.
@@ -21,33 +25,52 @@ import torch
 from selfexplain.data import Example
 from selfexplain.errors import InvalidInputError
 
+DECISIVE_MARGIN = 0.2
+"""The gap between the teacher's two highest probabilities from which the teacher counts as decisive."""
+
 
 @dataclass(frozen=True)
 class Fidelity:
-    """How closely a student follows its teacher on ``examples`` inputs."""
+    """How closely a student follows its teacher on ``examples`` inputs; ``decisive_agreement`` is None
+    when the teacher is decisive on none of them."""
 
     agreement: float
     tvd: float
     examples: int
+    decisive_agreement: float | None = None
+    decisive_share: float = 0.0
 
-    def to_dict(self) -> dict[str, float | int]:
-        return {"agreement": self.agreement, "tvd": self.tvd, "examples": self.examples}
+    def to_dict(self) -> dict[str, float | int | None]:
+        return {
+            "agreement": self.agreement, "tvd": self.tvd, "examples": self.examples,
+            "decisive_agreement": self.decisive_agreement, "decisive_share": self.decisive_share,
+        }  # fmt: skip
 
     def describe(self) -> str:
-        return f"agreement {self.agreement:.1%}, mean TVD {self.tvd:.3f} on {self.examples:,} inputs"
+        text = f"agreement {self.agreement:.1%}, mean TVD {self.tvd:.3f} on {self.examples:,} inputs"
+        if self.decisive_agreement is None:
+            return f"{text} (the teacher is decisive on none)"
+        return (
+            f"{text}; {self.decisive_agreement:.1%} on the {self.decisive_share:.0%} where the teacher is decisive "
+            f"(its top two labels {DECISIVE_MARGIN:g} or more apart)"
+        )
 
 
 def measure_fidelity(student: np.ndarray | torch.Tensor, teacher: np.ndarray | torch.Tensor) -> Fidelity:
-    """Agreement and mean TVD between two probability tables ``[E, C]`` (the same label order)."""
+    """Agreement, mean TVD and agreement where the teacher is decisive, between the student's and the
+    teacher's probability tables ``[E, C]`` (the same label order)."""
     s = torch.as_tensor(student, dtype=torch.float64)
     t = torch.as_tensor(teacher, dtype=torch.float64)
-    if s.shape != t.shape or s.ndim != 2 or s.shape[0] == 0:
+    if s.shape != t.shape or s.ndim != 2 or s.shape[0] == 0 or s.shape[1] < 2:
         raise ValueError(
             f"two probability tables [E, C] of one shape are needed, got {tuple(s.shape)} and {tuple(t.shape)}"
         )
-    agreement = float((s.argmax(dim=1) == t.argmax(dim=1)).double().mean())
+    same = (s.argmax(dim=1) == t.argmax(dim=1)).double()
     tvd = float(0.5 * (s - t).abs().sum(dim=1).mean())
-    return Fidelity(agreement, tvd, int(s.shape[0]))
+    top = t.topk(2, dim=1).values  # classifiers have 2 labels or more
+    decisive = (top[:, 0] - top[:, 1]) >= DECISIVE_MARGIN - 1e-12
+    decisive_agreement = float(same[decisive].mean()) if bool(decisive.any()) else None
+    return Fidelity(float(same.mean()), tvd, int(s.shape[0]), decisive_agreement, float(decisive.double().mean()))
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from selfexplain.distill.fidelity import Fidelity
+from selfexplain.distill.fidelity import DECISIVE_MARGIN, Fidelity
 from selfexplain.modeling.config import ModelConfig
 from selfexplain.modeling.model_card import (
     Measure,
@@ -28,11 +28,21 @@ SURROGATE_LIMITATIONS = (
 )
 
 
-def fidelity_measures(fidelity: Fidelity, measured_on: str) -> tuple[Measure, Measure]:
-    return (
+def fidelity_measures(fidelity: Fidelity, measured_on: str) -> tuple[Measure, ...]:
+    measures = (
         Measure("agreement with the teacher", f"{fidelity.agreement:.1%}", AGREEMENT_MEANING, measured_on),
         Measure("mean TVD to the teacher", f"{fidelity.tvd:.3f}", TVD_MEANING, measured_on),
     )
+    if fidelity.decisive_agreement is None:
+        return measures
+    decisive = Measure(
+        "agreement where the teacher is decisive",
+        f"{fidelity.decisive_agreement:.1%}",
+        f"on the {fidelity.decisive_share:.0%} of inputs whose two most probable labels (teacher) are "
+        f"{DECISIVE_MARGIN:g} or more apart",
+        measured_on,
+    )
+    return (*measures, decisive)
 
 
 def _merged(old: tuple[Measure, ...], new: tuple[Measure, ...]) -> tuple[Measure, ...]:
