@@ -18,19 +18,25 @@ from selfexplain.modeling.model_card import card_from_config, write_model_card
 TEXT = "the film is slow but warm"
 
 
-def _biased(tiny_encoder: Path, folder: Path, label: int, name: str) -> Path:
-    """A tiny model that always predicts ``label`` (its output bias dominates)."""
+def _biased(tiny_encoder: Path, folder: Path, label: int, name: str, runner_up: int | None = None) -> Path:
+    """A tiny model that always predicts ``label`` (its output bias dominates), with ``runner_up`` a close
+    second (a hesitant model) when given."""
     explainer = make_explainer(tiny_encoder, seed=label)
     explainer.model.config.name = name
     with torch.no_grad():
         explainer.model.output.bias.zero_()
         explainer.model.output.bias[label] = 20.0
+        if runner_up is not None:  # logits = the bias alone: probabilities 52.5% and 47.5%
+            explainer.model.output.weight.zero_()
+            explainer.model.output.bias[runner_up] = 19.9
     save_model(explainer.model, explainer.tokenizer, folder)
     return folder
 
 
-def _surrogate(tiny_encoder: Path, tmp_path: Path, student_label: int, teacher_label: int) -> Path:
-    teacher = _biased(tiny_encoder, tmp_path / "teacher", teacher_label, "my-model")
+def _surrogate(
+    tiny_encoder: Path, tmp_path: Path, student_label: int, teacher_label: int, teacher_runner_up: int | None = None
+) -> Path:
+    teacher = _biased(tiny_encoder, tmp_path / "teacher", teacher_label, "my-model", teacher_runner_up)
     student = _biased(tiny_encoder, tmp_path / "models" / "student", student_label, "surrogate")
     from selfexplain.modeling.config import ModelConfig
 
@@ -64,6 +70,14 @@ def test_an_agreement_says_what_the_spans_can_mean(tiny_encoder: Path, tmp_path:
     at = _run(_surrogate(tiny_encoder, tmp_path, student_label=3, teacher_label=3))
     assert not at.exception and not at.warning
     assert any("agrees with your model on this input" in c.value for c in at.caption)
+
+
+def test_a_hesitant_teacher_is_said_so(tiny_encoder: Path, tmp_path: Path) -> None:
+    at = _run(_surrogate(tiny_encoder, tmp_path, student_label=3, teacher_label=3, teacher_runner_up=2))
+    assert not at.exception and not at.warning
+    notes = [c.value for c in at.caption if "hesitates" in c.value]
+    assert len(notes) == 1
+    assert "positive (5" in notes[0] and "neutral (4" in notes[0] and "less than 0.2 apart" in notes[0]
 
 
 def test_nothing_for_a_plain_model_or_a_teacher_outside_a_deployments_folders(

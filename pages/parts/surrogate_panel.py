@@ -14,6 +14,7 @@ import streamlit as st
 
 from pages.ui.picker import model_card
 from selfexplain.data import Example
+from selfexplain.distill.fidelity import DECISIVE_MARGIN, decisive
 from selfexplain.distill.predictor import TeacherPredictor, load_teacher, teacher_location
 from selfexplain.errors import USER_ERRORS
 from selfexplain.modeling.model_folders import models_folders, restricted
@@ -21,6 +22,12 @@ from selfexplain.results.explanation import Explanation
 from selfexplain.views.highlight import escape_text
 
 DISAGREE = "The surrogate disagrees with your model here; its explanation does not apply."
+HESITANT = (
+    "Your model hesitates here: its two most likely labels, {first} ({p:.0%}) and {second} ({q:.0%}), are "
+    "less than {margin:g} apart. Most disagreements between a surrogate and its model sit on such inputs, "
+    "so a small change of wording may part them; the model card gives the agreement where your model is "
+    "decisive."
+)
 
 
 @st.cache_resource(show_spinner="Loading the model the surrogate imitates…", max_entries=2)
@@ -77,4 +84,15 @@ def render_surrogate_check(explanation: Explanation, directory: str) -> None:
         st.caption(
             f"The surrogate agrees with your model on this input (total-variation distance {tvd:.3f}): its "
             "spans show what suffices for the surrogate to give the same answer, not what your model read."
+        )
+    if not bool(decisive(theirs[None, :])[0]):
+        first, second = (int(i) for i in np.argsort(-theirs, kind="stable")[:2])
+        st.caption(
+            HESITANT.format(
+                first=escape_text(names[first]),
+                p=theirs[first],
+                second=escape_text(names[second]),
+                q=theirs[second],
+                margin=DECISIVE_MARGIN,
+            )  # fmt: skip
         )

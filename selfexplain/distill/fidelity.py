@@ -56,6 +56,13 @@ class Fidelity:
         )
 
 
+def decisive(probabilities: np.ndarray | torch.Tensor) -> torch.Tensor:
+    """``[E]`` bool: whether each row of ``probabilities`` ``[E, C]`` (C ≥ 2) has its two highest values
+    :data:`DECISIVE_MARGIN` or more apart."""
+    top = torch.as_tensor(probabilities, dtype=torch.float64).topk(2, dim=1).values
+    return (top[:, 0] - top[:, 1]) >= DECISIVE_MARGIN - 1e-12
+
+
 def measure_fidelity(student: np.ndarray | torch.Tensor, teacher: np.ndarray | torch.Tensor) -> Fidelity:
     """Agreement, mean TVD and agreement where the teacher is decisive, between the student's and the
     teacher's probability tables ``[E, C]`` (the same label order)."""
@@ -67,10 +74,9 @@ def measure_fidelity(student: np.ndarray | torch.Tensor, teacher: np.ndarray | t
         )
     same = (s.argmax(dim=1) == t.argmax(dim=1)).double()
     tvd = float(0.5 * (s - t).abs().sum(dim=1).mean())
-    top = t.topk(2, dim=1).values  # classifiers have 2 labels or more
-    decisive = (top[:, 0] - top[:, 1]) >= DECISIVE_MARGIN - 1e-12
-    decisive_agreement = float(same[decisive].mean()) if bool(decisive.any()) else None
-    return Fidelity(float(same.mean()), tvd, int(s.shape[0]), decisive_agreement, float(decisive.double().mean()))
+    sure = decisive(t)
+    decisive_agreement = float(same[sure].mean()) if bool(sure.any()) else None
+    return Fidelity(float(same.mean()), tvd, int(s.shape[0]), decisive_agreement, float(sure.double().mean()))
 
 
 @dataclass(frozen=True)
