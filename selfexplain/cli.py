@@ -182,8 +182,6 @@ def run_train(args: argparse.Namespace) -> int:
 
     if not args.anneal_temperature > 0:
         raise InvalidInputError("--anneal-temperature must be above 0 (1 switches annealing off)")
-    if args.span_length_prior < 0:
-        raise InvalidInputError("--span-length-prior must be 0 or above")
     if args.complement_weight < 0 or args.sufficiency_weight < 0:
         raise InvalidInputError("--complement-weight and --sufficiency-weight must be 0 or above")
     if args.teacher_weight < 0 or not args.teacher_temperature > 0:
@@ -200,27 +198,30 @@ def run_train(args: argparse.Namespace) -> int:
     if names is None:
         count = 1 + max(int(e.label or 0) for e in [*train_examples, *dev_examples])
         names = [str(i) for i in range(count)]
-    config = ModelConfig(
-        encoder=args.encoder,
-        label_names=names,
-        pair=args.pair_column is not None or any(e.pair for e in train_examples),
-        head=args.head,
-        span_representation=args.span_representation,
-        encoder_layer=args.encoder_layer,
-        max_span_width=args.max_span_width,
-        span_unit=args.span_unit,
-        normaliser=args.normaliser,
-        span_length_prior=args.span_length_prior,
-        segment_alpha=args.head == "span"
-        and args.pair_alpha == "per-segment"
-        and (args.pair_column is not None or any(e.pair for e in train_examples)),
-        lambda_=args.lambda_,
-        uniform_alpha=args.uniform_alpha,
-        window_stride=args.window_stride,
-        # a model trained on windows reads long texts in windows of the same size at inference
-        max_length=args.max_length if args.long_inputs == "windows" else 512,
-        name=args.name or Path(args.out).name,
-    )
+    try:  # ModelConfig checks every field once (as distill's student): a bad value is refused in one line
+        config = ModelConfig(
+            encoder=args.encoder,
+            label_names=names,
+            pair=args.pair_column is not None or any(e.pair for e in train_examples),
+            head=args.head,
+            span_representation=args.span_representation,
+            encoder_layer=args.encoder_layer,
+            max_span_width=args.max_span_width,
+            span_unit=args.span_unit,
+            normaliser=args.normaliser,
+            span_length_prior=args.span_length_prior,
+            segment_alpha=args.head == "span"
+            and args.pair_alpha == "per-segment"
+            and (args.pair_column is not None or any(e.pair for e in train_examples)),
+            lambda_=args.lambda_,
+            uniform_alpha=args.uniform_alpha,
+            window_stride=args.window_stride,
+            # a model trained on windows reads long texts in windows of the same size at inference
+            max_length=args.max_length if args.long_inputs == "windows" else 512,
+            name=args.name or Path(args.out).name,
+        )
+    except ValueError as err:
+        raise InvalidInputError(f"the model: {err}") from err
     options = TrainOptions(
         epochs=args.epochs,
         batch_size=args.batch_size,

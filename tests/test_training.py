@@ -96,3 +96,22 @@ def test_sparse_word_level_training_runs_and_saves_at_temperature_one(tiny_encod
     explanation = model.explain("a bright and warm film")
     assert abs(float(explanation.alpha.sum()) - 1) < 1e-5 and (explanation.alpha[explanation.span_mask] == 0).any()
     assert main([*args, "--anneal-temperature", "0"]) == 2
+
+
+def test_a_bad_model_option_is_refused_in_one_line(tiny_encoder, tmp_path, capsys) -> None:
+    """Every field is checked by ModelConfig itself, before training starts: one line, no traceback."""
+    from selfexplain.cli import main
+
+    data = tmp_path / "train.txt"
+    data.write_text("0 a dull film\n1 a bright film\n")
+    args = ["train", "--encoder", str(tiny_encoder), "--train", str(data), "--dev", str(data), "--labels", "neg,pos"]
+    args += ["--out", str(tmp_path / "run"), "--epochs", "1", "--no-progress"]
+    for option, value, message in [
+        ("--max-span-width", "0", "the model: max_span_width must be at least 1"),
+        ("--span-length-prior", "-1", "the model: span_length_prior must be at least 0"),
+        ("--lambda", "-0.5", "the model: lambda_ must be at least 0"),
+    ]:
+        assert main([*args, option, value]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and message in err[0] and "Traceback" not in err[0]
+    assert not (tmp_path / "run").exists()  # refused before anything was written
