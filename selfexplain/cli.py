@@ -198,11 +198,12 @@ def run_train(args: argparse.Namespace) -> int:
     if names is None:
         count = 1 + max(int(e.label or 0) for e in [*train_examples, *dev_examples])
         names = [str(i) for i in range(count)]
+    pair = args.pair_column is not None or any(e.pair for e in train_examples)
     try:  # ModelConfig checks every field once (as distill's student): a bad value is refused in one line
         config = ModelConfig(
             encoder=args.encoder,
             label_names=names,
-            pair=args.pair_column is not None or any(e.pair for e in train_examples),
+            pair=pair,
             head=args.head,
             span_representation=args.span_representation,
             encoder_layer=args.encoder_layer,
@@ -210,9 +211,7 @@ def run_train(args: argparse.Namespace) -> int:
             span_unit=args.span_unit,
             normaliser=args.normaliser,
             span_length_prior=args.span_length_prior,
-            segment_alpha=args.head == "span"
-            and args.pair_alpha == "per-segment"
-            and (args.pair_column is not None or any(e.pair for e in train_examples)),
+            segment_alpha=pair and args.head == "span" and args.pair_alpha == "per-segment",
             lambda_=args.lambda_,
             uniform_alpha=args.uniform_alpha,
             window_stride=args.window_stride,
