@@ -206,8 +206,10 @@ def test_the_app_shows_the_surrogate_note_in_the_sidebar_and_on_the_model_card(
     at = open_page(page, out / "best")
     assert not at.exception and not at.error
     note = [c.value for c in at.sidebar.caption if "surrogate" in c.value]
-    assert note == [f"Explains a surrogate of **my-bert**: it predicts that model's label on {agreement:.1%} of 12 "
-                    f"held-out inputs (mean TVD {ModelConfig.load(out / 'best').metrics['surrogate_tvd']:.3f})."]
+    assert note == [
+        f"Explains a surrogate of **my-bert**: it predicts that model's label on {agreement:.1%} of 12 "
+        f"held-out inputs (mean TVD {ModelConfig.load(out / 'best').metrics['surrogate_tvd']:.3f})."
+    ]
     assert any(s.value == "Fidelity to the model it imitates" for s in at.subheader)
     table = next(t.value for t in at.table if "measured on" in t.value.columns)
     assert table.index.tolist()[:2] == ["agreement with the teacher", "mean TVD to the teacher"]
@@ -303,3 +305,13 @@ def test_the_student_takes_the_shipped_recipe_span_options(
         error = capsys.readouterr().err.strip()
         assert error.startswith("selfexplain: error: the student:") and "\n" not in error
         assert not (tmp_path / "refused").exists()
+
+
+def test_a_selfexplain_teacher_on_the_packaged_encoder_reads_with_the_hub_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The app switches the Hub off; the shipped baseline names its encoder by the packaged alias
+    (all-MiniLM-L6-v2), which is a folder on this machine, not a Hub id: its surrogate check must run."""
+    from selfexplain.distill.teacher import read_teacher
+
+    monkeypatch.setenv("SELFEXPLAIN_HUB", "0")
+    teacher = read_teacher("sst5-minilm-mean")
+    assert teacher.kind == "selfexplain" and teacher.family == "bert" and len(teacher.label_names) == 5

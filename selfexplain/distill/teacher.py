@@ -54,13 +54,11 @@ def config_dict(source: str, what: str) -> dict[str, Any]:
 
     from selfexplain.modeling.encoders import hub_allowed, resolve_encoder
 
-    path = Path(source).expanduser()
-    if not path.is_dir() and not hub_allowed():
+    local = resolve_encoder(source)  # a packaged alias (all-MiniLM-L6-v2) names a folder on this machine
+    if not Path(local).is_dir() and not hub_allowed():
         raise InvalidInputError(f"{what} {source}: no such folder (Hub ids need the Hub allowed)")
     try:
-        raw, _ = PretrainedConfig.get_config_dict(
-            resolve_encoder(source), local_files_only=not hub_allowed(), trust_remote_code=False
-        )
+        raw, _ = PretrainedConfig.get_config_dict(local, local_files_only=not hub_allowed(), trust_remote_code=False)
     except (OSError, ValueError, json.JSONDecodeError) as err:
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise InvalidInputError(f"{what} {source}: its config.json cannot be read ({first})") from None
