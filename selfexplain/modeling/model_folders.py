@@ -42,6 +42,10 @@ def resolve_model(name_or_path: str | Path | None = None) -> Path:
     if name in known:
         return known[name]
     path = Path(name).expanduser()
+    if any(path.absolute() == folder.absolute() for folder in known.values()):
+        # a models folder's entry given by its path (a card's teacher_folder, say): the folder that name
+        # loads, even where it is a link to a folder elsewhere
+        return path
     choices = ", ".join(sorted(known)) or "none installed"
     if restricted():
         # One answer for every path outside the models folders, whether or not it exists: a shared
