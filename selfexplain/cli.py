@@ -84,6 +84,10 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--teacher-weight", type=float, default=1.0, metavar="W", help="weight of the KL term")
     train.add_argument("--teacher-temperature", type=float, default=1.0, metavar="T", help="KL temperature")
     train.add_argument(
+        "--teacher-loss", choices=["kl", "mse"], default="kl",
+        help="distillation term: KL at --teacher-temperature, or squared error between centred logits",
+    )  # fmt: skip
+    train.add_argument(
         "--pair-alpha", choices=["per-segment", "joint"], default="per-segment",
         help="pair models: one alpha over premise spans and one over hypothesis spans (default), or one over both",
     )  # fmt: skip
@@ -239,6 +243,7 @@ def run_train(args: argparse.Namespace) -> int:
         teacher=args.teacher,
         teacher_weight=args.teacher_weight,
         teacher_temperature=args.teacher_temperature,
+        teacher_loss=args.teacher_loss,
     )
     sources = {"train": args.train, "dev": args.dev, "command": shlex.join(["selfexplain", *args.argv])}
     if args.phrases:

@@ -158,9 +158,11 @@ def test_distill_a_bert_classifier_measures_fidelity_and_writes_it(
 def test_distill_a_roberta_classifier(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     teacher = roberta_teacher(tmp_path / "roberta")
     out = tmp_path / "student"
-    assert _distill(teacher, _texts(tmp_path / "texts.txt"), out, "--normaliser", "sparsemax") == 0
+    texts = _texts(tmp_path / "texts.txt")
+    assert _distill(teacher, texts, out, "--normaliser", "sparsemax", "--teacher-loss", "mse") == 0
     result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert result["agreement"] > 1 / 3 and _teacher_labels(out) >= 2
+    assert json.loads((out / "metrics.json").read_text())["options"]["teacher_loss"] == "mse"
     assert ModelConfig.load(out / "best").metrics["surrogate_examples"] == 12.0
 
 

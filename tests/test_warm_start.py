@@ -13,7 +13,7 @@ from selfexplain.data import Example
 from selfexplain.errors import InvalidInputError
 from selfexplain.modeling.checkpoint import save_model
 from selfexplain.training.loop import TrainOptions, train
-from selfexplain.training.warm_start import distillation_loss, teacher_targets, warm_start
+from selfexplain.training.warm_start import distillation_loss, logit_matching_loss, teacher_targets, warm_start
 from tests.helpers import SST5_LABELS, make_explainer
 
 TEXTS = ["a dull and long film", "bright warm fun", "not good at all", "a great ride", "flat, tired jokes"]
@@ -89,6 +89,16 @@ def test_distillation_loss_is_zero_at_the_teacher_and_scales_with_temperature_sq
     student = torch.tensor([[0.0, 0.0, 0.0]])
     kl = (teacher * (teacher.log() - math.log(1 / 3))).sum().item()
     assert distillation_loss(student, teacher, 1.0).item() == pytest.approx(kl, rel=1e-5)
+
+
+def test_logit_matching_is_blind_to_a_shift_of_the_logits_and_weighs_improbable_labels() -> None:
+    teacher = torch.tensor([[0.7, 0.2, 0.1]])
+    assert logit_matching_loss(teacher.log() + 3.0, teacher).item() < 1e-10  # logits up to a constant
+    centred = teacher.log() - teacher.log().mean()
+    assert logit_matching_loss(torch.zeros(1, 3), teacher).item() == pytest.approx((centred**2).mean().item())
+    # moving only the least probable label's logit: the KL term hardly notices, logit matching does
+    moved = teacher.log() + torch.tensor([[0.0, 0.0, -2.0]])
+    assert logit_matching_loss(moved, teacher).item() > 5 * distillation_loss(moved, teacher, 1.0).item()
 
 
 def test_train_with_init_from_and_teacher_records_both_and_learns(tiny_encoder: Path, tmp_path: Path) -> None:

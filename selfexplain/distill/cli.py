@@ -58,8 +58,14 @@ def add_command(commands: Any) -> None:
     distill.add_argument("--normaliser", choices=["softmax", "sparsemax", "entmax15"], default="softmax")
     distill.add_argument("--lambda", dest="lambda_", type=float, default=1.0, help="sparsity weight of sum(alpha^2)")
     distill.add_argument("--anneal-temperature", type=float, default=1.0, metavar="T0")
-    distill.add_argument("--teacher-weight", type=float, default=1.0, metavar="W", help="weight of the KL term")
+    distill.add_argument(
+        "--teacher-weight", type=float, default=1.0, metavar="W", help="weight of the distillation term"
+    )
     distill.add_argument("--temperature", type=float, default=2.0, metavar="T", help="KL temperature")
+    distill.add_argument(
+        "--teacher-loss", choices=["kl", "mse"], default="kl",
+        help="distillation term: KL at --temperature, or squared error between centred logits",
+    )  # fmt: skip
     distill.add_argument("--epochs", type=int, default=3)
     distill.add_argument("--batch-size", type=int, default=32)
     distill.add_argument("--lr", type=float, default=3e-5, help="encoder learning rate")
@@ -112,7 +118,7 @@ def run_distill(args: argparse.Namespace) -> int:
         epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.lr, head_learning_rate=args.head_lr,
         seed=args.seed, max_length=args.max_length, compact=args.compact, progress=not args.no_progress,
         fused=not args.no_fused, temperature_start=args.anneal_temperature, teacher_weight=args.teacher_weight,
-        teacher_temperature=args.temperature,
+        teacher_temperature=args.temperature, teacher_loss=args.teacher_loss,
     )  # fmt: skip
     sources = {"data": str(args.data), "command": shlex.join(["selfexplain", *args.argv])}
     result = distill(args.teacher, examples, args.out, student, options, args.holdout, args.dev_fraction,

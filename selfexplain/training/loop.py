@@ -34,7 +34,7 @@ from selfexplain.modeling.model_card import card_from_training, write_model_card
 from selfexplain.pipeline import SelfExplainer
 from selfexplain.training.evaluation import predict_examples
 from selfexplain.training.objectives import complement_loss, sufficiency_loss, top_span_inputs
-from selfexplain.training.warm_start import distillation_loss, teacher_targets, warm_start
+from selfexplain.training.warm_start import teacher_loss, teacher_targets, warm_start
 
 STATE_TENSORS = "optimizer.safetensors"
 STATE_JSON = "training_state.json"
@@ -67,6 +67,8 @@ class TrainOptions:
     teacher: str | None = None
     teacher_weight: float = 1.0
     teacher_temperature: float = 1.0
+    # "kl": the temperature-scaled KL divergence; "mse": squared error between centred logits
+    teacher_loss: Literal["kl", "mse"] = "kl"
 
 
 def annealed_temperature(step: int, total: int, start: float) -> float:
@@ -163,8 +165,10 @@ def batch_loss(
         output = model(**batch.model_inputs(device), labels=labels)
         loss = output.loss
         if targets is not None and options.teacher_weight:
-            kl = distillation_loss(output.logits, targets[indices].to(device), options.teacher_temperature)
-            loss = loss + options.teacher_weight * kl
+            term = teacher_loss(
+                output.logits, targets[indices].to(device), options.teacher_loss, options.teacher_temperature
+            )
+            loss = loss + options.teacher_weight * term
         if core.span_layer is not None and options.complement_weight:
             loss = loss + options.complement_weight * complement_loss(core, output)
         if core.span_layer is not None and options.sufficiency_weight:
@@ -182,8 +186,9 @@ def batch_loss(
         output = core.forward_windows(**plan.windows[index].model_inputs(device), labels=label)
         loss = output.loss
         if targets is not None and options.teacher_weight:
-            kl = distillation_loss(output.logits, targets[index : index + 1].to(device), options.teacher_temperature)
-            loss = loss + options.teacher_weight * kl
+            target = targets[index : index + 1].to(device)
+            term = teacher_loss(output.logits, target, options.teacher_loss, options.teacher_temperature)
+            loss = loss + options.teacher_weight * term
         total = total + loss
     return total / len(chunk)
 

@@ -167,3 +167,24 @@ def distillation_loss(
     target = F.softmax(log_q, dim=-1)
     student = F.log_softmax(student_logits / temperature, dim=-1)
     return F.kl_div(student, target, reduction="batchmean") * temperature**2
+
+
+def logit_matching_loss(student_logits: torch.Tensor, teacher_probabilities: torch.Tensor) -> torch.Tensor:
+    """Mean squared difference of the student's and the teacher's logits ``[B, C]``, each centred per row
+    (logits are defined up to a constant, and ``log q`` recovers the teacher's up to that constant).
+    The high-temperature limit of the KL term: it weighs every label's logit, not only the probable
+    ones (Hinton et al. 2015; Kim et al. 2021 found it the more faithful of the two)."""
+    log_q = torch.log(teacher_probabilities.clamp_min(1e-8))
+    teacher = log_q - log_q.mean(dim=-1, keepdim=True)
+    student = student_logits - student_logits.mean(dim=-1, keepdim=True)
+    return F.mse_loss(student, teacher)
+
+
+def teacher_loss(
+    student_logits: torch.Tensor, teacher_probabilities: torch.Tensor, kind: str, temperature: float
+) -> torch.Tensor:
+    """The distillation term ``kind`` (``"kl"``: :func:`distillation_loss` at ``temperature``; ``"mse"``:
+    :func:`logit_matching_loss`) for student logits and teacher probabilities ``[B, C]``."""
+    if kind == "mse":
+        return logit_matching_loss(student_logits, teacher_probabilities)
+    return distillation_loss(student_logits, teacher_probabilities, temperature)
