@@ -13,7 +13,13 @@ from selfexplain.data import Example
 from selfexplain.errors import InvalidInputError
 from selfexplain.modeling.checkpoint import save_model
 from selfexplain.training.loop import TrainOptions, train
-from selfexplain.training.warm_start import distillation_loss, logit_matching_loss, teacher_targets, warm_start
+from selfexplain.training.warm_start import (
+    distillation_loss,
+    logit_matching_loss,
+    teacher_loss,
+    teacher_targets,
+    warm_start,
+)
 from tests.helpers import SST5_LABELS, make_explainer
 
 TEXTS = ["a dull and long film", "bright warm fun", "not good at all", "a great ride", "flat, tired jokes"]
@@ -110,3 +116,10 @@ def test_train_with_init_from_and_teacher_records_both_and_learns(tiny_encoder: 
     assert metrics["options"]["init_from"] == str(source) and metrics["options"]["teacher"] == str(source)
     card = (tmp_path / "run" / "best" / "README.md").read_text(encoding="utf-8")
     assert "teacher" in card
+
+
+def test_an_unknown_teacher_loss_is_refused() -> None:
+    teacher = torch.tensor([[0.7, 0.2, 0.1]])
+    with pytest.raises(ValueError, match="unknown teacher loss 'MSE'"):
+        teacher_loss(teacher.log(), teacher, "MSE", 1.0)  # type: ignore[arg-type]
+    assert teacher_loss(teacher.log() + 1.0, teacher, "mse", 1.0).item() < 1e-10

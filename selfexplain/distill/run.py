@@ -1,7 +1,8 @@
 """One distillation run: the teacher labels the data once (cached in ``OUT/teacher.safetensors``), the
 data is split (seeded) into training, dev and held-out inputs, the student trains on the teacher's
-labels (cross-entropy towards its argmax) and probabilities (``--teacher-weight`` times the KL term of
-:func:`selfexplain.training.warm_start.distillation_loss`) with the span head's usual terms, through
+labels (cross-entropy towards its argmax) and probabilities (``--teacher-weight`` times the term
+``--teacher-loss`` names in :func:`selfexplain.training.warm_start.teacher_loss`: KL, or squared error
+between centred logits) with the span head's usual terms, through
 :func:`selfexplain.training.loop.train` (progress bar, best checkpoint by dev agreement, resumable from
 ``OUT/last``), and its fidelity is measured on the held-out inputs it never saw.
 """

@@ -34,7 +34,7 @@ from selfexplain.modeling.model_card import card_from_training, write_model_card
 from selfexplain.pipeline import SelfExplainer
 from selfexplain.training.evaluation import predict_examples
 from selfexplain.training.objectives import complement_loss, sufficiency_loss, top_span_inputs
-from selfexplain.training.warm_start import teacher_loss, teacher_targets, warm_start
+from selfexplain.training.warm_start import TeacherLoss, teacher_loss, teacher_targets, warm_start
 
 STATE_TENSORS = "optimizer.safetensors"
 STATE_JSON = "training_state.json"
@@ -68,7 +68,7 @@ class TrainOptions:
     teacher_weight: float = 1.0
     teacher_temperature: float = 1.0
     # "kl": the temperature-scaled KL divergence; "mse": squared error between centred logits
-    teacher_loss: Literal["kl", "mse"] = "kl"
+    teacher_loss: TeacherLoss = "kl"
 
 
 def annealed_temperature(step: int, total: int, start: float) -> float:
@@ -140,6 +140,11 @@ def _load_state(directory: Path, optimizer: torch.optim.Optimizer) -> dict[str, 
     return json.loads((directory / STATE_JSON).read_text(encoding="utf-8"))
 
 
+def teacher_term(logits: torch.Tensor, targets: torch.Tensor, options: TrainOptions) -> torch.Tensor:
+    """``options.teacher_weight`` times the distillation term for logits and teacher probabilities ``[B, C]``."""
+    return options.teacher_weight * teacher_loss(logits, targets, options.teacher_loss, options.teacher_temperature)
+
+
 def batch_loss(
     model: SelfExplainingModel,
     tokenizer: PreTrainedTokenizerBase,
@@ -165,10 +170,7 @@ def batch_loss(
         output = model(**batch.model_inputs(device), labels=labels)
         loss = output.loss
         if targets is not None and options.teacher_weight:
-            term = teacher_loss(
-                output.logits, targets[indices].to(device), options.teacher_loss, options.teacher_temperature
-            )
-            loss = loss + options.teacher_weight * term
+            loss = loss + teacher_term(output.logits, targets[indices].to(device), options)
         if core.span_layer is not None and options.complement_weight:
             loss = loss + options.complement_weight * complement_loss(core, output)
         if core.span_layer is not None and options.sufficiency_weight:
@@ -186,9 +188,7 @@ def batch_loss(
         output = core.forward_windows(**plan.windows[index].model_inputs(device), labels=label)
         loss = output.loss
         if targets is not None and options.teacher_weight:
-            target = targets[index : index + 1].to(device)
-            term = teacher_loss(output.logits, target, options.teacher_loss, options.teacher_temperature)
-            loss = loss + options.teacher_weight * term
+            loss = loss + teacher_term(output.logits, targets[index : index + 1].to(device), options)
         total = total + loss
     return total / len(chunk)
 

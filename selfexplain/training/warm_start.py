@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import torch
 import torch.nn.functional as F
@@ -180,11 +181,16 @@ def logit_matching_loss(student_logits: torch.Tensor, teacher_probabilities: tor
     return F.mse_loss(student, teacher)
 
 
+TeacherLoss = Literal["kl", "mse"]
+
+
 def teacher_loss(
-    student_logits: torch.Tensor, teacher_probabilities: torch.Tensor, kind: str, temperature: float
+    student_logits: torch.Tensor, teacher_probabilities: torch.Tensor, kind: TeacherLoss, temperature: float
 ) -> torch.Tensor:
     """The distillation term ``kind`` (``"kl"``: :func:`distillation_loss` at ``temperature``; ``"mse"``:
     :func:`logit_matching_loss`) for student logits and teacher probabilities ``[B, C]``."""
     if kind == "mse":
         return logit_matching_loss(student_logits, teacher_probabilities)
-    return distillation_loss(student_logits, teacher_probabilities, temperature)
+    if kind == "kl":
+        return distillation_loss(student_logits, teacher_probabilities, temperature)
+    raise ValueError(f"unknown teacher loss {kind!r} (kl or mse)")
