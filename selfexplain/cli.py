@@ -21,6 +21,8 @@ from selfexplain.cli_support import (
     add_data_columns,
     add_fused_option,
     add_max_chars_option,
+    add_selectivity_terms,
+    check_selectivity_terms,
     read_model_examples,
 )
 from selfexplain.errors import USER_ERRORS
@@ -65,14 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--anneal-temperature", type=float, default=1.0, metavar="T0",
         help="divide span scores by T0 at the start and anneal to 1 over the first half (1 = off)",
     )  # fmt: skip
-    train.add_argument(
-        "--complement-weight", type=float, default=0.0, metavar="W",
-        help="weight of the complement term: uniform alpha must not decide (0 = off; docs/sharpness.md)",
-    )  # fmt: skip
-    train.add_argument(
-        "--sufficiency-weight", type=float, default=0.0, metavar="W",
-        help="weight of the sufficiency term: the top span alone must decide as the whole input (0 = off)",
-    )  # fmt: skip
+    add_selectivity_terms(train)
     train.add_argument(
         "--init-from", default=None, metavar="DIR",
         help="start the encoder from this fine-tuned model (selfexplain or Hugging Face folder; two-stage training)",
@@ -186,8 +181,7 @@ def run_train(args: argparse.Namespace) -> int:
 
     if not args.anneal_temperature > 0:
         raise InvalidInputError("--anneal-temperature must be above 0 (1 switches annealing off)")
-    if args.complement_weight < 0 or args.sufficiency_weight < 0:
-        raise InvalidInputError("--complement-weight and --sufficiency-weight must be 0 or above")
+    check_selectivity_terms(args)
     if args.teacher_weight < 0 or not args.teacher_temperature > 0:
         raise InvalidInputError("--teacher-weight must be 0 or above and --teacher-temperature above 0")
     names = _label_names(args.labels)

@@ -35,6 +35,26 @@ def add_fused_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_selectivity_terms(parser: argparse.ArgumentParser) -> None:
+    """``--complement-weight`` and ``--sufficiency-weight`` (``train`` and ``distill``; docs/sharpness.md)."""
+    parser.add_argument(
+        "--complement-weight", type=float, default=0.0, metavar="W",
+        help="weight of the complement term: uniform alpha must not decide (0 = off; docs/sharpness.md)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--sufficiency-weight", type=float, default=0.0, metavar="W",
+        help="weight of the sufficiency term: the top span alone must decide as the whole input (0 = off)",
+    )  # fmt: skip
+
+
+def check_selectivity_terms(args: argparse.Namespace) -> None:
+    """Refuse a negative weight of either term in one line."""
+    from selfexplain.errors import InvalidInputError
+
+    if args.complement_weight < 0 or args.sufficiency_weight < 0:
+        raise InvalidInputError("--complement-weight and --sufficiency-weight must be 0 or above")
+
+
 def add_max_chars_option(parser: argparse.ArgumentParser) -> None:
     """``--max-chars N``: the longest text accepted (default ``SELFEXPLAIN_MAX_CHARS`` or 100,000);
     :func:`selfexplain.cli.main` applies it around the command (see :mod:`selfexplain.support.limits`)."""

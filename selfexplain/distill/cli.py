@@ -10,7 +10,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from selfexplain.cli_support import add_data_columns, add_fused_option
+from selfexplain.cli_support import add_data_columns, add_fused_option, add_selectivity_terms, check_selectivity_terms
 from selfexplain.formats.text import TXT_HELP
 
 DATA_HELP = (
@@ -66,6 +66,7 @@ def add_command(commands: Any) -> None:
         "--teacher-loss", choices=["kl", "mse"], default="kl",
         help="distillation term: KL at --temperature, or squared error between centred logits",
     )  # fmt: skip
+    add_selectivity_terms(distill)
     distill.add_argument("--epochs", type=int, default=3)
     distill.add_argument("--batch-size", type=int, default=32)
     distill.add_argument("--lr", type=float, default=3e-5, help="encoder learning rate")
@@ -107,6 +108,7 @@ def run_distill(args: argparse.Namespace) -> int:
 
     if args.teacher_weight < 0 or not args.temperature > 0 or not args.anneal_temperature > 0:
         raise InvalidInputError("--teacher-weight must be 0 or above, --temperature and --anneal-temperature above 0")
+    check_selectivity_terms(args)
     examples = _texts(args)
     student = {
         "span_representation": args.span_representation, "span_unit": args.span_unit,
@@ -119,6 +121,7 @@ def run_distill(args: argparse.Namespace) -> int:
         seed=args.seed, max_length=args.max_length, compact=args.compact, progress=not args.no_progress,
         fused=not args.no_fused, temperature_start=args.anneal_temperature, teacher_weight=args.teacher_weight,
         teacher_temperature=args.temperature, teacher_loss=args.teacher_loss,
+        complement_weight=args.complement_weight, sufficiency_weight=args.sufficiency_weight,
     )  # fmt: skip
     sources = {"data": str(args.data), "command": shlex.join(["selfexplain", *args.argv])}
     result = distill(args.teacher, examples, args.out, student, options, args.holdout, args.dev_fraction,
