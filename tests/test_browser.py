@@ -50,6 +50,8 @@ WATCH_RERUNS = """() => {
 
 def open_page(browser, url: str, dialogs: list[str]):
     page = browser.new_page(viewport={"width": 1440, "height": 2400}, accept_downloads=True)
+    # waits that name no timeout (the grid's redraw in click_grid_cell) outlast a machine busy with training
+    page.set_default_timeout(60_000)
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     page.goto(url, timeout=COLD_START_MS)
     page.wait_for_selector("textarea", timeout=COLD_START_MS)  # the module's first page meets a cold server
