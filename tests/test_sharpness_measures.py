@@ -16,8 +16,10 @@ from selfexplain.sharpness.measures import (
     explanation_row,
     markdown_summary,
     nonzero_spans,
+    repeated_top_span,
     summarise,
     summary_rows,
+    top_span_text,
     top_span_words,
     words_of,
 )
@@ -62,6 +64,20 @@ def explanation(
 
 # it(0) isn(1) '(2) t(3) bad(4) at(5) all(6): five whitespace words it / isn't / bad / at / all
 SENTENCE = "it isn't bad at all"
+
+
+def test_a_top_span_repeated_across_inputs_is_counted() -> None:
+    """A carrier token (the same top span on most inputs) scores near 1; inputs without a weighted span
+    are left out, and fewer than ten top spans give no figure."""
+    carried = explanation("a fine film .", {(3, 3): 1.0})
+    assert top_span_text(carried) == "." and top_span_text(explanation("Fine Film", {(0, 1): 1.0})) == "fine film"
+    assert top_span_text(explanation(SENTENCE, {})) == ""  # no alpha > 0: no top span
+    texts = ["."] * 8 + ["fine", "dull", ""]
+    values = repeated_top_span(texts)
+    assert values[:8].tolist() == [1.0] * 8 and values[8:10].tolist() == [0.0, 0.0] and np.isnan(values[10])
+    assert np.nanmean(values) == pytest.approx(0.8)
+    assert np.isnan(repeated_top_span(["."] * 9 + [""])).all()  # nine top spans: too few to say
+    assert np.nanmean(repeated_top_span([f"w{i}" for i in range(12)])) == pytest.approx(1 / 12)
 
 
 def test_words_and_top_span_length_in_words() -> None:

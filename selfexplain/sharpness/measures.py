@@ -15,6 +15,7 @@ The registry (:data:`MEASURES`) and the summaries are re-exported from
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -146,6 +147,30 @@ def top_span_input(explanation: Explanation) -> tuple[str, str | None]:
     if span.segment == 1:
         return explanation.text, span.text
     return span.text, explanation.pair
+
+
+REPEAT_MIN_INPUTS = 10  # below this many top spans, "the most common one" says nothing
+
+
+def top_span_text(explanation: Explanation) -> str:
+    """The top span's words (alpha > 0), lower-cased; "" when no span has alpha > 0."""
+    span = positive_top_span(explanation)
+    return " ".join(span.text.lower().split()) if span is not None else ""
+
+
+def repeated_top_span(texts: Sequence[str]) -> np.ndarray:
+    """``[E]`` 1.0 where an input's top span (:func:`top_span_text`) is the corpus's most common top
+    span, else 0.0; NaN for an input without one, and for all when fewer than
+    :data:`REPEAT_MIN_INPUTS` inputs have one. A model that routes every decision through one carrier
+    token (the final "." of a contextual encoder) scores near 1 while its other measures can look sharp."""
+    values = np.full(len(texts), np.nan)
+    present = [t for t in texts if t]
+    if len(present) < REPEAT_MIN_INPUTS:
+        return values
+    modal = Counter(present).most_common(1)[0][0]
+    has = np.array([bool(t) for t in texts])
+    values[has] = np.array([t == modal for t in texts], dtype=np.float64)[has]
+    return values
 
 
 def explanation_row(explanation: Explanation) -> dict[str, float]:

@@ -55,6 +55,7 @@ MEASURES: tuple[Measure, ...] = (
     Measure("nonzero_spans", "mean number of spans with alpha > 0", None),
     Measure("multi_span_share", "inputs with at least 2 spans of alpha > 0", None),
     Measure("both_sides_share", "pairs with alpha > 0 on both sides", True),
+    Measure("repeated_top_span", "inputs whose top span is the most common top span", False),
     Measure("deletion_beats_random", "deleting the top span beats deleting a random span", True),
     Measure("top_out_flip", "decision flips with the top span out of alpha", True),
     Measure("sst_phrase_agreement", "top span's SST phrase has the predicted polarity", True),

@@ -15,7 +15,7 @@ from selfexplain.plausibility.metrics import alpha_token_f1s
 from selfexplain.plausibility.sst_phrases import PhraseIndex
 from selfexplain.results.explanation import Explanation
 from selfexplain.sharpness.instances import batch_instances
-from selfexplain.sharpness.measures import decisiveness, explanation_row
+from selfexplain.sharpness.measures import decisiveness, explanation_row, repeated_top_span, top_span_text
 from selfexplain.sharpness.measures_model import DRAWS, Probabilities, deletion_scores, top_out_flip
 from selfexplain.sharpness.plausibility import sst_phrase_agreement
 from selfexplain.training.evaluation import predict_examples
@@ -81,6 +81,7 @@ def measure_examples(
             if example.label is not None:
                 row["gold"] = explainer.config.label_names[example.label]
                 row["accuracy"] = float(explanation.predicted_index == example.label)
+            row["top_span"] = top_span_text(explanation)
             row.update(explanation_row(explanation))
             row.update(extra)
             row.update(deletion)
@@ -90,6 +91,8 @@ def measure_examples(
             rows.append(row)
         if options.rationales is not None:
             explanations.extend(batch)
+    for row, repeated in zip(rows, repeated_top_span([str(r["top_span"]) for r in rows]).tolist()):
+        row["repeated_top_span"] = repeated
     if options.rationales is not None:
         for row, score in zip(rows, rationale_scores(explanations, options.rationales).tolist()):
             row["rationale_token_f1"] = score
