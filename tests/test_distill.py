@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 from pathlib import Path
 
 import pytest
@@ -129,6 +130,7 @@ def test_distill_a_bert_classifier_measures_fidelity_and_writes_it(
     printed = capsys.readouterr().out
     result = json.loads(printed.strip().splitlines()[-1])
     assert "fidelity on the held-out split: agreement" in printed
+    assert "alpha: the most common top span, " in printed and " of 12 held-out inputs" in printed
     assert result["examples"] == 12 and result["agreement"] > 1 / 3 and 0 <= result["tvd"] < 1
     assert _teacher_labels(out) >= 2  # the teacher's decisions vary: agreement is not a constant's
     config = ModelConfig.load(out / "best")
@@ -136,6 +138,7 @@ def test_distill_a_bert_classifier_measures_fidelity_and_writes_it(
     assert config.metrics["surrogate_agreement"] == pytest.approx(result["agreement"])
     assert config.metrics["surrogate_tvd"] == pytest.approx(result["tvd"])
     assert "dev_accuracy" not in config.metrics  # agreement on the dev split is not an accuracy
+    assert 1 / 12 <= config.metrics["surrogate_top_span_share"] <= 1  # softmax: every input has a top span
     card = read_model_card(out / "best")
     assert card.surrogate_of == "teacher" and card.dev_accuracy is None
     assert [m.name for m in card.fidelity][:2] == ["agreement with the teacher", "mean TVD to the teacher"]
@@ -208,10 +211,13 @@ def test_the_app_shows_the_surrogate_note_in_the_sidebar_and_on_the_model_card(
     at = open_page(page, out / "best")
     assert not at.exception and not at.error
     note = [c.value for c in at.sidebar.caption if "surrogate" in c.value]
-    assert note == [
-        f"Explains a surrogate of **my-bert**: it predicts that model's label on {agreement:.1%} of 12 "
-        f"held-out inputs (mean TVD {ModelConfig.load(out / 'best').metrics['surrogate_tvd']:.3f})."
-    ]
+    assert (
+        note[0].startswith(
+            f"Explains a surrogate of **my-bert**: it predicts that model's label on {agreement:.1%} of 12 "
+            f"held-out inputs (mean TVD {ModelConfig.load(out / 'best').metrics['surrogate_tvd']:.3f})."
+        )
+        and len(note) == 1
+    )
     assert any(s.value == "Fidelity to the model it imitates" for s in at.subheader)
     table = next(t.value for t in at.table if "measured on" in t.value.columns)
     assert table.index.tolist()[:2] == ["agreement with the teacher", "mean TVD to the teacher"]
@@ -223,6 +229,13 @@ def test_the_app_shows_the_surrogate_note_in_the_sidebar_and_on_the_model_card(
     check = _run(out / "best")
     assert not check.exception and check.metric[0].label == "Your model (my-bert)"
     assert check.metric[0].value in LABELS.values() and check.metric[1].value in LABELS.values()
+    for share, flagged in ((0.96, True), (0.04, False)):  # the held-out alpha check's figure
+        folder = shutil.copytree(out / "best", tmp_path / f"share-{share}")  # a new folder: the app caches models
+        config = ModelConfig.load(folder)
+        config.metrics["surrogate_top_span_share"] = share
+        config.save(folder)
+        captions = [c.value for c in open_page(page, folder).sidebar.caption if "surrogate" in c.value]
+        assert ("**Its alpha is a carrier**: one span is the top span of 96% of those inputs" in captions[0]) == flagged
     plain = open_page(page, tiny_model_dir)  # a model that is no surrogate carries no note
     assert not any("surrogate" in c.value for c in plain.sidebar.caption)
     assert not any(s.value == "Fidelity to the model it imitates" for s in plain.subheader)

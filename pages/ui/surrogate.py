@@ -10,6 +10,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from selfexplain.distill.carrier import CARRIER_SHARE
 from selfexplain.modeling.config import ModelConfig
 from selfexplain.modeling.model_card import ModelCard
 from selfexplain.views.highlight import escape_text
@@ -32,7 +33,14 @@ def surrogate_line(config: ModelConfig, card: ModelCard | None) -> str | None:
     tvd = config.metrics.get("surrogate_tvd")
     on = f" of {int(examples):,} held-out inputs" if examples else " of the held-out inputs"
     distance = f" (mean TVD {tvd:.3f})" if tvd is not None else ""
-    return f"{line}: it predicts that model's label on {agreement:.1%}{on}{distance}."
+    line = f"{line}: it predicts that model's label on {agreement:.1%}{on}{distance}."
+    repeated = config.metrics.get("surrogate_top_span_share")
+    if repeated is not None and repeated >= CARRIER_SHARE:
+        line += (
+            f" **Its alpha is a carrier**: one span is the top span of {repeated:.0%} of those inputs, so its"
+            " spans do not show what decided."
+        )
+    return line
 
 
 def render_sidebar_note(config: ModelConfig, card: ModelCard | None) -> None:

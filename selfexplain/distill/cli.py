@@ -127,6 +127,7 @@ def run_distill(args: argparse.Namespace) -> int:
     result = distill(args.teacher, examples, args.out, student, options, args.holdout, args.dev_fraction,
                      args.encoder, sources, args.pretrained_encoder)  # fmt: skip
     print(f"fidelity on the held-out split: {result.holdout.describe()}")
+    print(result.alpha.describe())
     print(json.dumps({"student": str(result.student), "teacher": args.teacher, **result.holdout.to_dict()}))
     return 0
 

@@ -4,9 +4,11 @@ model card (``surrogate_of``, the ``fidelity`` measures, each with the inputs it
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from pathlib import Path
 
+from selfexplain.distill.carrier import CARRIER_PREFIX, TopSpanRepeat
 from selfexplain.distill.fidelity import DECISIVE_MARGIN, Fidelity
 from selfexplain.modeling.config import ModelConfig
 from selfexplain.modeling.model_card import (
@@ -63,10 +65,12 @@ def record_distillation(
     data: tuple[tuple[str, str], ...],
     command: str,
     teacher_folder: str = "",
+    alpha: TopSpanRepeat | None = None,
 ) -> ModelConfig:
     """After ``selfexplain distill``: the student's config metrics and card say whose surrogate it is and
     how faithful it is on the held-out split. The dev split's agreement (what chose the checkpoint) is
-    kept apart: ``train`` stored it as ``dev_accuracy``, which here would read as accuracy on gold labels."""
+    kept apart: ``train`` stored it as ``dev_accuracy``, which here would read as accuracy on gold labels.
+    ``alpha``: the held-out top-span check (``surrogate_top_span_share``; a carrier adds a limitation)."""
     config = ModelConfig.load(folder)
     metrics = {k: v for k, v in config.metrics.items() if k != "dev_accuracy"}
     metrics.update(
@@ -75,6 +79,9 @@ def record_distillation(
         surrogate_examples=float(holdout.examples),
         surrogate_dev_agreement=dev.agreement,
     )
+    metrics.pop("surrogate_top_span_share", None)
+    if alpha is not None and not math.isnan(alpha.share):
+        metrics["surrogate_top_span_share"] = alpha.share
     config.metrics = metrics
     config.save(folder)
     card = _card(folder, config)
@@ -83,7 +90,9 @@ def record_distillation(
         "agreement with the teacher (dev split)", f"{dev.agreement:.1%}",
         "chose the checkpoint, so slightly optimistic", f"{dev.examples:,} dev inputs",
     )  # fmt: skip
-    limitations = tuple(dict.fromkeys((*SURROGATE_LIMITATIONS, *card.limitations)))
+    carrier = alpha.limitation() if alpha is not None else None
+    old = tuple(line for line in card.limitations if not line.startswith(CARRIER_PREFIX))  # a rerun measures anew
+    limitations = tuple(dict.fromkeys((*SURROGATE_LIMITATIONS, *((carrier,) if carrier else ()), *old)))
     recipe = tuple((k, v) for k, v in card.recipe if k != "teacher_folder")
     recipe += (("teacher_folder", teacher_folder),) if teacher_folder else ()  # where the app finds the teacher
     card = replace(

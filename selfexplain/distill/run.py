@@ -4,7 +4,8 @@ labels (cross-entropy towards its argmax) and probabilities (``--teacher-weight`
 ``--teacher-loss`` names in :func:`selfexplain.training.warm_start.teacher_loss`: KL, or squared error
 between centred logits) with the span head's usual terms, through
 :func:`selfexplain.training.loop.train` (progress bar, best checkpoint by dev agreement, resumable from
-``OUT/last``), and its fidelity is measured on the held-out inputs it never saw.
+``OUT/last``), and its fidelity is measured on the held-out inputs it never saw, and its alpha checked
+there for a carrier span (:mod:`selfexplain.distill.carrier`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from selfexplain.data import Example
+from selfexplain.distill.carrier import CARRIER_INPUTS, TopSpanRepeat, top_span_repeat
 from selfexplain.distill.fidelity import (
     Fidelity,
     Splits,
@@ -45,6 +47,7 @@ class DistillResult:
     student: Path
     teacher: Teacher
     splits: Splits
+    alpha: TopSpanRepeat
 
 
 def cached_teacher_probabilities(
@@ -85,6 +88,13 @@ def _student_fidelity(
         explainer, examples, progress=options.progress, description="fidelity", max_length=options.max_length
     )
     return measure_fidelity(predicted.probabilities, targets)
+
+
+def _alpha_check(student: Path, examples: Sequence[Example], options: TrainOptions) -> TopSpanRepeat:
+    from selfexplain.pipeline import load_model
+
+    explainer = load_model(str(student), fused=options.fused)
+    return top_span_repeat(explainer, examples[:CARRIER_INPUTS], progress=options.progress)
 
 
 def distill(
@@ -139,6 +149,7 @@ def distill(
     best = out / "best"
     held = _student_fidelity(best, [examples[i] for i in splits.holdout], probabilities[splits.holdout], options)
     chosen = _student_fidelity(best, [examples[i] for i in splits.dev], probabilities[splits.dev], options)
+    alpha = _alpha_check(best, [examples[i] for i in splits.holdout], options)
     parts = (
         ("train", f"{data}: {len(splits.train):,} inputs, labelled by the teacher"),
         ("dev", f"{data}: {len(splits.dev):,} inputs (checkpoint choice)"),
@@ -147,5 +158,5 @@ def distill(
     location = Path(teacher.location)
     folder = str(location.resolve()) if location.is_dir() else ""
     command = sources.get("command", "selfexplain distill")
-    record_distillation(best, teacher.name, held, chosen, parts, command, folder)
-    return DistillResult(held, chosen, best, teacher, splits)
+    record_distillation(best, teacher.name, held, chosen, parts, command, folder, alpha)
+    return DistillResult(held, chosen, best, teacher, splits, alpha)
