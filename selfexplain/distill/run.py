@@ -32,6 +32,7 @@ from selfexplain.distill.fidelity import (
 from selfexplain.distill.record import record_distillation
 from selfexplain.distill.teacher import Teacher, read_teacher, student_start, teacher_probabilities
 from selfexplain.errors import InvalidInputError
+from selfexplain.pipeline import SelfExplainer, load_model
 from selfexplain.training.loop import TrainOptions, train
 
 TEACHER_CACHE = "teacher.safetensors"
@@ -78,23 +79,14 @@ def cached_teacher_probabilities(
 
 
 def _student_fidelity(
-    student: Path, examples: Sequence[Example], targets: torch.Tensor, options: TrainOptions
+    explainer: SelfExplainer, examples: Sequence[Example], targets: torch.Tensor, options: TrainOptions
 ) -> Fidelity:
-    from selfexplain.pipeline import load_model
     from selfexplain.training.evaluation import predict_examples
 
-    explainer = load_model(str(student), fused=options.fused)
     predicted = predict_examples(
         explainer, examples, progress=options.progress, description="fidelity", max_length=options.max_length
     )
     return measure_fidelity(predicted.probabilities, targets)
-
-
-def _alpha_check(student: Path, examples: Sequence[Example], options: TrainOptions) -> TopSpanRepeat:
-    from selfexplain.pipeline import load_model
-
-    explainer = load_model(str(student), fused=options.fused)
-    return top_span_repeat(explainer, examples[:CARRIER_INPUTS], progress=options.progress)
 
 
 def distill(
@@ -147,9 +139,11 @@ def distill(
     pick = [labelled[i] for i in splits.train], [labelled[i] for i in splits.dev]
     train(config, pick[0], pick[1], out, options, train_sources, teacher_probabilities=probabilities[splits.train])
     best = out / "best"
-    held = _student_fidelity(best, [examples[i] for i in splits.holdout], probabilities[splits.holdout], options)
-    chosen = _student_fidelity(best, [examples[i] for i in splits.dev], probabilities[splits.dev], options)
-    alpha = _alpha_check(best, [examples[i] for i in splits.holdout], options)
+    student_model = load_model(str(best), fused=options.fused)  # loaded once for the three measurements
+    held_out = [examples[i] for i in splits.holdout]
+    held = _student_fidelity(student_model, held_out, probabilities[splits.holdout], options)
+    chosen = _student_fidelity(student_model, [examples[i] for i in splits.dev], probabilities[splits.dev], options)
+    alpha = top_span_repeat(student_model, held_out[:CARRIER_INPUTS], progress=options.progress)
     parts = (
         ("train", f"{data}: {len(splits.train):,} inputs, labelled by the teacher"),
         ("dev", f"{data}: {len(splits.dev):,} inputs (checkpoint choice)"),
