@@ -8,7 +8,6 @@ the app's surrogate note say so."""
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -16,7 +15,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from selfexplain.data import Example
-from selfexplain.sharpness.measures import repeated_top_span, top_span_text
+from selfexplain.sharpness.measures import modal_top_span, repeated_top_span, top_span_text
 
 CARRIER_SHARE = 0.5  # the shipped sst5-minilm's most common top span: 4% of SST-5 dev sentences
 CARRIER_PREFIX = "Its alpha is a carrier:"  # the model card's limitation starts so (a rerun replaces it)
@@ -69,8 +68,6 @@ def top_span_repeat(explainer, examples: Sequence[Example], progress: bool = Fal
         pairs = [e.pair or "" for e in chunk] if explainer.config.pair else None
         batch = explainer.explain_batch([e.text for e in chunk], pairs, long="truncate")
         spans.extend(top_span_text(e) for e in batch)
-    present = [s for s in spans if s]
     values = repeated_top_span(spans)
     share = float(np.nanmean(values)) if np.isfinite(values).any() else float("nan")
-    span = Counter(present).most_common(1)[0][0] if present else ""
-    return TopSpanRepeat(span, share, len(present))
+    return TopSpanRepeat(modal_top_span(spans), share, sum(1 for s in spans if s))

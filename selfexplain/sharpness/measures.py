@@ -158,17 +158,22 @@ def top_span_text(explanation: Explanation) -> str:
     return " ".join(span.text.lower().split()) if span is not None else ""
 
 
+def modal_top_span(texts: Sequence[str]) -> str:
+    """The most common of the non-empty top spans ``texts`` (:func:`top_span_text`); "" when none."""
+    present = Counter(t for t in texts if t)
+    return present.most_common(1)[0][0] if present else ""
+
+
 def repeated_top_span(texts: Sequence[str]) -> np.ndarray:
     """``[E]`` 1.0 where an input's top span (:func:`top_span_text`) is the corpus's most common top
     span, else 0.0; NaN for an input without one, and for all when fewer than
     :data:`REPEAT_MIN_INPUTS` inputs have one. A model that routes every decision through one carrier
     token (the final "." of a contextual encoder) scores near 1 while its other measures can look sharp."""
     values = np.full(len(texts), np.nan)
-    present = [t for t in texts if t]
-    if len(present) < REPEAT_MIN_INPUTS:
+    has = np.array([bool(t) for t in texts], dtype=bool)
+    if has.sum() < REPEAT_MIN_INPUTS:
         return values
-    modal = Counter(present).most_common(1)[0][0]
-    has = np.array([bool(t) for t in texts])
+    modal = modal_top_span(texts)
     values[has] = np.array([t == modal for t in texts], dtype=np.float64)[has]
     return values
 
