@@ -80,10 +80,14 @@ def explain(page, text: str) -> None:
 def click_grid_cell(page, grid, cell: int | str, shown: str) -> None:
     """Click point ``cell`` of the alpha grid (its index, or a function of the grid element that returns it)
     until ``shown`` appears. Plotly may redraw the grid once more after the run, and a click then is lost;
-    each try waits on the grid itself (not any plot), since a redraw can leave it without ``_fullData``."""
+    each try waits on the grid itself (not any plot), since a redraw can leave it without ``_fullData``, and
+    takes the grid afresh, since a redraw can also replace the element a handle holds."""
     for _ in range(3):
         handle = grid.element_handle()
-        page.wait_for_function("e => e._fullData?.some(t => t.name === 'spans')", arg=handle)
+        try:
+            page.wait_for_function("e => e._fullData?.some(t => t.name === 'spans')", arg=handle, timeout=20_000)
+        except sync_api.TimeoutError:
+            continue  # a redraw replaced the element this handle holds: take the grid again
         index = cell if isinstance(cell, int) else handle.evaluate(cell)
         assert index >= 0
         grid.locator(".scatterlayer .point").nth(index).click(force=True)
