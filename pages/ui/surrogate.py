@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from selfexplain.distill.carrier import CARRIER_SHARE
+from selfexplain.distill.carrier import CARRIER_INPUTS, CARRIER_SHARE
 from selfexplain.modeling.config import ModelConfig
 from selfexplain.modeling.model_card import ModelCard
 from selfexplain.views.highlight import escape_text
@@ -36,8 +36,9 @@ def surrogate_line(config: ModelConfig, card: ModelCard | None) -> str | None:
     line = f"{line}: it predicts that model's label on {agreement:.1%}{on}{distance}."
     repeated = config.metrics.get("surrogate_top_span_share")
     if repeated is not None and repeated >= CARRIER_SHARE:
+        checked = f"the first {min(int(examples), CARRIER_INPUTS):,} of them" if examples else "them"
         line += (
-            f" **Its alpha is a carrier**: one span is the top span of {repeated:.0%} of those inputs, so its"
+            f" **Its alpha is a carrier**: one span is the top span of {repeated:.0%} of {checked}, so its"
             " spans do not show what decided."
         )
     return line
