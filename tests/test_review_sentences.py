@@ -20,7 +20,7 @@ def _module():
 
 
 def test_a_review_splits_after_each_end_mark_and_loses_its_tags() -> None:
-    review = 'plot : two couples meet . <NEG> what\'s the deal ? </NEG> find out . . . a <POS>fine film</POS> !'
+    review = "plot : two couples meet . <NEG> what's the deal ? </NEG> find out . . . a <POS>fine film</POS> !"
     assert _module().sentences(review) == [
         "plot : two couples meet .", "what's the deal ?", "find out .", "a fine film !"
     ]  # fmt: skip

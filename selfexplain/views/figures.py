@@ -212,9 +212,7 @@ def _pair_labels(tokens: Sequence[str]) -> np.ndarray:
     return names[:, None] + " → " + names[None, :]
 
 
-def attention_figure(
-    matrix: np.ndarray, tokens: list[str] | tuple[str, ...], title: str, start: int = 0
-) -> go.Figure:
+def attention_figure(matrix: np.ndarray, tokens: list[str] | tuple[str, ...], title: str, start: int = 0) -> go.Figure:
     """``[N, N]`` attention heatmap: row ``i`` (query) attends to column ``j`` (key); the axis is numbered
     from ``start`` (a grid's viewport)."""
     axis = list(range(start, start + len(tokens)))

@@ -41,7 +41,7 @@ def _names(texts: Sequence[str]) -> str:
 
 
 def decision_sentence(explanation: Explanation, phrases: int = DECISION_PHRASES) -> str:
-    """"The model decided *negative* mostly because of “wooden” and “dragged”." from the highest-weight
+    """Says "The model decided *negative* mostly because of “wooden” and “dragged”." from the highest-weight
     phrases that share no word (never a phrase with weight 0)."""
     spans = explanation.top_spans_non_overlapping(phrases)
     decided = f"The model decided {_label(explanation.label)}"
@@ -53,7 +53,7 @@ def decision_sentence(explanation: Explanation, phrases: int = DECISION_PHRASES)
 
 
 def probability_sentence(explanation: Explanation) -> str:
-    """"The model is 87% sure the answer is *negative*; next comes *neutral* at 9%."."""
+    """Says "The model is 87% sure the answer is *negative*; next comes *neutral* at 9%."."""
     order = np.argsort(-np.asarray(explanation.probabilities), kind="stable")
     first = f"The model is {explanation.confidence:.0%} sure the answer is {_label(explanation.label)}"
     if len(order) < 2:

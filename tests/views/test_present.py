@@ -20,7 +20,7 @@ LABELS = ("negative", "positive")
 
 
 def review(weights: dict[tuple[int, int], float], label_names: tuple[str, ...] = LABELS) -> Explanation:
-    """"the acting was wooden and it dragged" with alpha only on ``weights`` (every other span 0)."""
+    """The review "the acting was wooden and it dragged" with alpha only on ``weights`` (every other span 0)."""
     words = "the acting was wooden and it dragged".split()
     starts = np.cumsum([0] + [len(w) + 1 for w in words[:-1]])
     tokens = tuple(Token(w, int(s), int(s) + len(w), 0, w) for w, s in zip(words, starts))
