@@ -18,34 +18,34 @@ import argparse
 import numpy as np
 import torch
 
+from selfexplain.distill.fidelity import decisive
 from selfexplain.formats.examples import read_examples
 from selfexplain.pipeline import load_model
 
 BATCH = 32
-DECISIVE_MARGIN = 0.2  # the same margin as selfexplain.distill.fidelity
 
 
 def token_agreement(explainer, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """Per text: the share of its tokens whose own logits give the model's label, and whether the
-    model is decisive there (its two most probable labels ``DECISIVE_MARGIN`` or more apart)."""
+    model is decisive there (its two most probable labels
+    ``selfexplain.distill.fidelity.DECISIVE_MARGIN`` or more apart, as ``distill`` counts it)."""
     model = explainer.model
     if model.config.head != "mean":
         raise SystemExit(f"{explainer.name} is not a mean-pooling model (head {model.config.head!r})")
-    shares, decisive = [], []
+    shares, sure = [], []
     for lo in range(0, len(texts), BATCH):
         batch = explainer.encode(texts[lo : lo + BATCH])
         out = explainer.run(batch, hidden_states=True)
         hidden = out.hidden_states[-1]  # [B, N, H]
         mask = batch.token_mask  # [B, N]
-        with torch.no_grad():
+        with explainer.exclusive(), torch.no_grad():
             own = model.output(hidden).argmax(dim=-1)  # [B, N]: each token's own label
         probs = out.logits.softmax(dim=-1)  # [B, C]
         label = probs.argmax(dim=-1, keepdim=True)  # [B, 1]
         same = ((own == label) & mask).sum(dim=1) / mask.sum(dim=1).clamp_min(1)
-        top2 = probs.topk(2, dim=-1).values
         shares.append(same.numpy())
-        decisive.append((top2[:, 0] - top2[:, 1] >= DECISIVE_MARGIN).numpy())
-    return np.concatenate(shares), np.concatenate(decisive)
+        sure.append(decisive(probs).numpy())
+    return np.concatenate(shares), np.concatenate(sure)
 
 
 def main() -> None:
@@ -57,11 +57,11 @@ def main() -> None:
     explainer = load_model(args.model)
     labels = list(explainer.config.label_names)
     texts = [e.text for e in read_examples(args.data, txt=args.txt, label_names=labels)]
-    shares, decisive = token_agreement(explainer, texts)
+    shares, sure = token_agreement(explainer, texts)
     print(f"{explainer.name}: {len(texts)} texts of {args.data}")
     print(f"  tokens whose own logits give the model's label: mean {shares.mean():.1%}, median {np.median(shares):.1%}")
     print(f"  texts where most tokens (> 50%) give it: {(shares > 0.5).mean():.1%}")
-    for name, rows in (("decisive", decisive), ("hesitant", ~decisive)):
+    for name, rows in (("decisive", sure), ("hesitant", ~sure)):
         if rows.any():
             print(f"  where the model is {name} ({rows.mean():.0%} of texts): mean {shares[rows].mean():.1%}")
 

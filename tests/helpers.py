@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
+from types import ModuleType
 
 import torch
 from transformers import AutoTokenizer, BertConfig, BertModel
@@ -46,6 +48,16 @@ def make_explainer(encoder: Path, pair: bool = False, seed: int = 0, **overrides
     model = SelfExplainingModel(config)
     tokenizer = AutoTokenizer.from_pretrained(encoder)
     return SelfExplainer(model, tokenizer)
+
+
+def load_script(name: str) -> ModuleType:
+    """The module ``scripts/NAME.py`` (scripts are not a package), loaded afresh."""
+    path = Path(__file__).resolve().parents[1] / "scripts" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def open_page(page: str | Path, model_dir: Path):

@@ -2,29 +2,22 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
+
+from helpers import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "review_sentences.py"
 
 
-def _module():
-    spec = importlib.util.spec_from_file_location("review_sentences", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_a_review_splits_after_each_end_mark_and_loses_its_tags() -> None:
     review = "plot : two couples meet . <NEG> what's the deal ? </NEG> find out . . . a <POS>fine film</POS> !"
-    assert _module().sentences(review) == [
+    assert load_script("review_sentences").sentences(review) == [
         "plot : two couples meet .", "what's the deal ?", "find out .", "a fine film !"
     ]  # fmt: skip
-    assert _module().sentences("no end mark here") == ["no end mark here"]
+    assert load_script("review_sentences").sentences("no end mark here") == ["no end mark here"]
 
 
 def test_the_script_keeps_sentences_of_the_chosen_length_once(tmp_path: Path) -> None:

@@ -2,29 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
-from helpers import make_explainer
+from helpers import load_script, make_explainer
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "token_labels.py"
 TEXTS = ["the acting was wooden and it dragged", "a fine film", "not bad at all , in fact rather good !"]
-
-
-def _module():
-    spec = importlib.util.spec_from_file_location("token_labels", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_each_text_counts_the_tokens_that_give_the_label_alone(tiny_encoder: Path) -> None:
     explainer = make_explainer(tiny_encoder, seed=6, head="mean")
-    shares, decisive = _module().token_agreement(explainer, TEXTS)
+    shares, decisive = load_script("token_labels").token_agreement(explainer, TEXTS)
     model = explainer.model
     for text, share, sure in zip(TEXTS, shares, decisive):  # one text at a time, token by token
         batch = explainer.encode([text])
@@ -44,10 +34,10 @@ def test_a_head_that_ignores_the_tokens_gives_every_token_the_label(tiny_encoder
     with torch.no_grad():
         explainer.model.output.weight.zero_()
         explainer.model.output.bias.copy_(torch.tensor([0.0, 3.0] + [0.0] * (explainer.model.output.bias.numel() - 2)))
-    shares, decisive = _module().token_agreement(explainer, TEXTS)
+    shares, decisive = load_script("token_labels").token_agreement(explainer, TEXTS)
     assert shares.tolist() == [1.0, 1.0, 1.0] and decisive.all()
 
 
 def test_a_span_model_is_refused(tiny_explainer) -> None:
     with pytest.raises(SystemExit, match="not a mean-pooling model"):
-        _module().token_agreement(tiny_explainer, TEXTS)
+        load_script("token_labels").token_agreement(tiny_explainer, TEXTS)
