@@ -20,6 +20,7 @@ import torch
 
 from selfexplain.distill.fidelity import decisive
 from selfexplain.formats.examples import read_examples
+from selfexplain.formats.text import TXT_MEANINGS
 from selfexplain.pipeline import load_model
 
 BATCH = 32
@@ -52,7 +53,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", required=True, help="a mean-pooling model: shipped name or folder")
     parser.add_argument("--data", required=True)
-    parser.add_argument("--txt", choices=["plain", "labelled"], default="plain")
+    parser.add_argument("--txt", choices=TXT_MEANINGS, default="lines", help="a .txt file: texts or SST lines")
     args = parser.parse_args()
     explainer = load_model(args.model)
     labels = list(explainer.config.label_names)

@@ -9,6 +9,8 @@ import pytest
 import torch
 from helpers import load_script, make_explainer
 
+from selfexplain.modeling.checkpoint import save_model
+
 TEXTS = ["the acting was wooden and it dragged", "a fine film", "not bad at all , in fact rather good !"]
 
 
@@ -41,3 +43,18 @@ def test_a_head_that_ignores_the_tokens_gives_every_token_the_label(tiny_encoder
 def test_a_span_model_is_refused(tiny_explainer) -> None:
     with pytest.raises(SystemExit, match="not a mean-pooling model"):
         load_script("token_labels").token_agreement(tiny_explainer, TEXTS)
+
+
+def test_the_command_reads_a_plain_text_file(
+    tiny_encoder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    explainer = make_explainer(tiny_encoder, seed=6, head="mean")
+    save_model(explainer.model, explainer.tokenizer, tmp_path / "mean")
+    (tmp_path / "texts.txt").write_text("\n".join(TEXTS) + "\n")
+    command = ["token_labels", "--model", str(tmp_path / "mean"), "--data", str(tmp_path / "texts.txt")]
+    monkeypatch.setattr("sys.argv", command)
+    load_script("token_labels").main()
+    shares, _ = load_script("token_labels").token_agreement(explainer, TEXTS)
+    printed = capsys.readouterr().out
+    assert f"3 texts of {tmp_path / 'texts.txt'}" in printed
+    assert f"mean {shares.mean():.1%}, median {np.median(shares):.1%}" in printed
