@@ -9,7 +9,13 @@ import torch
 from selfexplain.data import Example
 from selfexplain.inputs import plan_inputs
 from selfexplain.training.loop import TrainOptions, batch_loss
-from selfexplain.training.objectives import complement_loss, sufficiency_loss, top_span_inputs
+from selfexplain.training.objectives import (
+    batch_effects,
+    complement_loss,
+    erasure_loss,
+    sufficiency_loss,
+    top_span_inputs,
+)
 from tests.helpers import make_explainer
 
 
@@ -77,6 +83,83 @@ def test_batch_loss_adds_each_term_with_its_weight(tiny_encoder: Path) -> None:
     expected = plain + complement_loss(explainer.model, output) + sufficiency_loss(output.logits, top.logits)
     assert torch.allclose(with_terms, expected, atol=1e-5)
     assert with_terms.item() > plain.item()
+
+
+def _erasure_reference(output, effects: torch.Tensor, temperature: float) -> torch.Tensor:
+    """The erasure term span by span (the loss computes it without a loop over spans)."""
+    rows = []
+    for b in range(effects.shape[0]):
+        valid = output.span_valid[b].nonzero().flatten().tolist()
+        if effects[b].max() <= 0 or not valid:
+            continue
+        scores = torch.tensor(
+            [effects[b, output.span_starts[s] : output.span_ends[s] + 1].mean().item() for s in valid]
+        )
+        target = torch.softmax(scores / temperature, dim=0)
+        log_p = torch.log_softmax(output.span_logits[b, valid], dim=0)
+        rows.append(-(target * log_p).sum())
+    return torch.stack(rows).mean()
+
+
+def test_erasure_loss_matches_span_by_span_cross_entropy_and_skips_rows_without_a_needed_word(
+    tiny_encoder: Path,
+) -> None:
+    explainer = make_explainer(tiny_encoder, seed=4, span_unit="word", max_span_width=3)
+    batch, output = _forward(explainer, ["a dull and long film", "bright warm fun", "so so"])
+    width = batch.input_ids.shape[1]
+    torch.manual_seed(0)
+    effects = torch.rand(3, width) * 0.4 - 0.1
+    effects[2] = -0.05  # no word the teacher needs: the row takes no part
+    effects[:, 0] = 0.0
+    loss = erasure_loss(output, effects, temperature=0.05)
+    assert torch.allclose(loss, _erasure_reference(output, effects, 0.05), atol=1e-5)
+    other = effects.clone()
+    other[2] = torch.linspace(-0.5, 0.0, width)  # still no needed word: the term is unchanged
+    assert torch.allclose(erasure_loss(output, other, temperature=0.05), loss, atol=1e-6)
+    # a batch where no row has a needed word adds nothing (and no NaN)
+    assert erasure_loss(output, torch.full((3, width), -0.1)).item() == 0.0
+
+
+def test_erasure_loss_trains_the_span_scores_towards_the_needed_word(tiny_encoder: Path) -> None:
+    explainer = make_explainer(tiny_encoder, seed=6, span_unit="word", max_span_width=2, dropout=0.0)
+    model = explainer.model.train()
+    texts = ["a dull and long film"]
+    plan = plan_inputs(explainer.tokenizer, texts, None, 128, "truncate")
+    [(_, batch)] = plan.batches
+    dull = batch.tokens[0].index("dull")
+    effects = torch.zeros(1, batch.input_ids.shape[1])
+    effects[0, dull] = 0.3  # the teacher needs "dull" alone
+    head = [p for n, p in model.named_parameters() if not n.startswith("encoder.")]
+    optimizer = torch.optim.Adam(head, lr=1e-2)
+    for _ in range(40):
+        loss = erasure_loss(model(**batch.model_inputs()), effects)
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+    model.eval()
+    output = model(**batch.model_inputs())
+    top = int(output.alpha[0].argmax())
+    assert (int(output.span_starts[top]), int(output.span_ends[top])) == (dull, dull)
+
+
+def test_batch_effects_pads_each_row_and_leaves_rows_cut_to_fit_out() -> None:
+    rows = batch_effects([torch.tensor([0.0, 0.25, 0.5]), torch.tensor([0.0, 0.5]), torch.tensor([0.75])], 4,
+                         [False, False, True])  # fmt: skip
+    assert rows.tolist() == [[0.0, 0.25, 0.5, 0.0], [0.0, 0.5, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]]
+    assert batch_effects([torch.zeros(0)], 2, [False]).tolist() == [[0.0, 0.0]]
+
+
+def test_batch_loss_adds_the_erasure_term_with_its_weight(tiny_encoder: Path) -> None:
+    explainer = make_explainer(tiny_encoder, seed=2, span_unit="word", lambda_=0.0, dropout=0.0)
+    chunk = [Example("a dull and long film", None, 0), Example("bright warm fun all through", None, 3)]
+    batch, output = _forward(explainer, [e.text for e in chunk])
+    effects = [torch.linspace(-0.1, 0.3, len(row)) for row in batch.tokens]
+    plain = batch_loss(explainer.model, explainer.tokenizer, chunk, TrainOptions(), torch.device("cpu"))
+    options = TrainOptions(erasure_weight=2.0)
+    weighted = batch_loss(explainer.model, explainer.tokenizer, chunk, options, torch.device("cpu"), None, effects)
+    term = erasure_loss(output, batch_effects(effects, batch.input_ids.shape[1], [False, False]))
+    assert term.item() > 0
+    assert torch.allclose(weighted, plain + 2.0 * term, atol=1e-5)
 
 
 def test_train_command_refuses_negative_weights(tmp_path: Path) -> None:

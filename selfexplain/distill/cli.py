@@ -67,6 +67,16 @@ def add_command(commands: Any) -> None:
         help="distillation term: KL at --temperature, or squared error between centred logits",
     )  # fmt: skip
     add_selectivity_terms(distill)
+    distill.add_argument(
+        "--erasure-weight", type=float, default=0.0, metavar="W",
+        help="weight of the erasure term: the span scores learn how much deleting each word lowers the "
+        "teacher's probability of its label (one teacher pass per word of every text, cached; 0 = off; "
+        "single texts only; docs/surrogates.md)",
+    )  # fmt: skip
+    distill.add_argument(
+        "--erasure-texts", type=int, default=None, metavar="N",
+        help="with --erasure-weight: measure the effects on N training texts (a seeded choice; default all)",
+    )  # fmt: skip
     distill.add_argument("--epochs", type=int, default=3)
     distill.add_argument("--batch-size", type=int, default=32)
     distill.add_argument("--lr", type=float, default=3e-5, help="encoder learning rate")
@@ -109,6 +119,10 @@ def run_distill(args: argparse.Namespace) -> int:
     if args.teacher_weight < 0 or not args.temperature > 0 or not args.anneal_temperature > 0:
         raise InvalidInputError("--teacher-weight must be 0 or above, --temperature and --anneal-temperature above 0")
     check_selectivity_terms(args)
+    if not args.erasure_weight >= 0:
+        raise InvalidInputError("--erasure-weight must be 0 or above")
+    if args.erasure_texts is not None and args.erasure_texts < 1:
+        raise InvalidInputError("--erasure-texts must be 1 or more")
     examples = _texts(args)
     student = {
         "span_representation": args.span_representation, "span_unit": args.span_unit,
@@ -122,10 +136,11 @@ def run_distill(args: argparse.Namespace) -> int:
         fused=not args.no_fused, temperature_start=args.anneal_temperature, teacher_weight=args.teacher_weight,
         teacher_temperature=args.temperature, teacher_loss=args.teacher_loss,
         complement_weight=args.complement_weight, sufficiency_weight=args.sufficiency_weight,
+        erasure_weight=args.erasure_weight,
     )  # fmt: skip
     sources = {"data": str(args.data), "command": shlex.join(["selfexplain", *args.argv])}
     result = distill(args.teacher, examples, args.out, student, options, args.holdout, args.dev_fraction,
-                     args.encoder, sources, args.pretrained_encoder)  # fmt: skip
+                     args.encoder, sources, args.pretrained_encoder, args.erasure_texts)  # fmt: skip
     print(f"fidelity on the held-out split: {result.holdout.describe()}")
     print(result.alpha.describe())
     print(json.dumps({"student": str(result.student), "teacher": args.teacher, **result.holdout.to_dict()}))

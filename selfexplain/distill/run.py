@@ -4,13 +4,16 @@ labels (cross-entropy towards its argmax) and probabilities (``--teacher-weight`
 ``--teacher-loss`` names in :func:`selfexplain.training.warm_start.teacher_loss`: KL, or squared error
 between centred logits) with the span head's usual terms, through
 :func:`selfexplain.training.loop.train` (progress bar, best checkpoint by dev agreement, resumable from
-``OUT/last``), and its fidelity is measured on the held-out inputs it never saw, and its alpha checked
-there for a carrier span (:mod:`selfexplain.distill.carrier`).
+``OUT/last``; with ``--erasure-weight`` its span scores also learn the teacher's word-deletion effects,
+cached in ``OUT/erasure.safetensors``), and its fidelity is measured on the held-out inputs it never
+saw, and its alpha checked there for a carrier span (:mod:`selfexplain.distill.carrier`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -36,6 +39,7 @@ from selfexplain.pipeline import SelfExplainer, load_model
 from selfexplain.training.loop import TrainOptions, train
 
 TEACHER_CACHE = "teacher.safetensors"
+ERASURE_CACHE = "erasure.safetensors"
 SPLITS_FILE = "distill.json"
 
 
@@ -78,6 +82,46 @@ def cached_teacher_probabilities(
     return probabilities
 
 
+def cached_erasure_effects(
+    teacher: Teacher,
+    encoder: str,
+    examples: Sequence[Example],
+    probabilities: torch.Tensor,
+    out: Path,
+    options: TrainOptions,
+    rows: Sequence[int],
+) -> list[torch.Tensor]:
+    """The teacher's word-deletion effects (:mod:`selfexplain.distill.erasure`) over the examples of
+    ``rows`` (the others get none: an empty tensor), read from ``OUT/erasure.safetensors`` when it holds
+    them for this teacher, data, rows and student tokenizer, else computed (one teacher pass per word of
+    every text) and written."""
+    from selfexplain.distill.erasure import erasure_effects, pack, unpack
+    from selfexplain.modeling.encoders import load_tokenizer
+
+    path = out / ERASURE_CACHE
+    stamp = {"teacher": teacher.location, "data": data_fingerprint(examples), "tokenizer": encoder}
+    stamp["max_length"] = str(options.max_length)
+    stamp["rows"] = hashlib.sha256(json.dumps(sorted(rows)).encode()).hexdigest()
+    if path.is_file():
+        from safetensors import safe_open
+
+        with safe_open(str(path), "pt") as handle:
+            if (handle.metadata() or {}) == stamp:
+                return unpack(load_file(str(path)))
+    tokenizer = load_tokenizer(encoder)
+    chosen = sorted(rows)
+    found = erasure_effects(
+        teacher, tokenizer, [examples[i] for i in chosen], probabilities[chosen], options.max_length, options.progress
+    )
+    effects = [torch.zeros(0) for _ in examples]
+    for row, effect in zip(chosen, found):
+        effects[row] = effect
+    staging = path.with_name(f".{ERASURE_CACHE}.tmp")
+    save_file(pack(effects), str(staging), metadata=stamp)
+    staging.replace(path)
+    return effects
+
+
 def _student_fidelity(
     explainer: SelfExplainer, examples: Sequence[Example], targets: torch.Tensor, options: TrainOptions
 ) -> Fidelity:
@@ -100,11 +144,14 @@ def distill(
     encoder: str | None = None,
     sources: dict[str, str] | None = None,
     pretrained_encoder: bool = False,
+    erasure_texts: int | None = None,
 ) -> DistillResult:
     """Train a self-explaining surrogate of ``teacher_source`` on the texts of ``examples`` (their labels,
     if any, are ignored) into ``out``; ``student`` holds :class:`~selfexplain.modeling.config.ModelConfig` fields
     (head, normaliser, ...); ``pretrained_encoder``: the student's encoder keeps its published weights
-    (see :func:`~selfexplain.distill.teacher.student_start`). Returns the fidelity measured on the
+    (see :func:`~selfexplain.distill.teacher.student_start`); ``erasure_texts``: with
+    ``options.erasure_weight``, how many training texts (a seeded choice) get the teacher's word-deletion
+    effects (None: all; each costs one teacher pass per word). Returns the fidelity measured on the
     held-out split."""
     from selfexplain.modeling.config import ModelConfig
 
@@ -116,6 +163,8 @@ def distill(
     student_encoder, init_from, note = student_start(teacher, encoder, pretrained_encoder)  # may refuse: first
     print(note)
     pair = any(e.pair for e in examples)
+    if pair and options.erasure_weight:
+        raise InvalidInputError("--erasure-weight reads single texts only (the data has sentence pairs)")
     try:  # the student's options are checked by the config itself, before the teacher labels anything
         config = ModelConfig(
             encoder=student_encoder, label_names=list(teacher.label_names), pair=pair,
@@ -126,6 +175,12 @@ def distill(
     splits = split_indices(len(examples), holdout, dev, options.seed)
     probabilities = cached_teacher_probabilities(teacher, examples, out, options)
     labelled = teacher_labelled(examples, probabilities)
+    effects = None
+    if options.erasure_weight:
+        rows = list(splits.train)
+        if erasure_texts is not None and erasure_texts < len(rows):
+            rows = random.Random(options.seed).sample(rows, erasure_texts)
+        effects = cached_erasure_effects(teacher, student_encoder, examples, probabilities, out, options, rows)
     options = replace(options, init_from=init_from, teacher=teacher.source)
     (out / SPLITS_FILE).write_text(
         json.dumps({"seed": options.seed, "holdout": holdout, "dev": dev, **splits.__dict__}), encoding="utf-8"
@@ -137,7 +192,11 @@ def distill(
         "command": sources.get("command"),
     }
     pick = [labelled[i] for i in splits.train], [labelled[i] for i in splits.dev]
-    train(config, pick[0], pick[1], out, options, train_sources, teacher_probabilities=probabilities[splits.train])
+    train(
+        config, pick[0], pick[1], out, options, train_sources,
+        teacher_probabilities=probabilities[splits.train],
+        erasure_effects=[effects[i] for i in splits.train] if effects is not None else None,
+    )  # fmt: skip
     best = out / "best"
     student_model = load_model(str(best), fused=options.fused)  # loaded once for the three measurements
     held_out = [examples[i] for i in splits.holdout]

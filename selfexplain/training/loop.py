@@ -33,7 +33,13 @@ from selfexplain.modeling.model import SelfExplainingModel
 from selfexplain.modeling.model_card import card_from_training, write_model_card
 from selfexplain.pipeline import SelfExplainer
 from selfexplain.training.evaluation import predict_examples
-from selfexplain.training.objectives import complement_loss, sufficiency_loss, top_span_inputs
+from selfexplain.training.objectives import (
+    batch_effects,
+    complement_loss,
+    erasure_loss,
+    sufficiency_loss,
+    top_span_inputs,
+)
 from selfexplain.training.warm_start import TeacherLoss, teacher_loss, teacher_targets, warm_start
 
 STATE_TENSORS = "optimizer.safetensors"
@@ -69,6 +75,10 @@ class TrainOptions:
     teacher_temperature: float = 1.0
     # "kl": the temperature-scaled KL divergence; "mse": squared error between centred logits
     teacher_loss: TeacherLoss = "kl"
+    # weight of the erasure term (selfexplain.training.objectives.erasure_loss; 0 = off): span scores learn
+    # the teacher's word-deletion effects, given by the caller (selfexplain distill --erasure-weight)
+    erasure_weight: float = 0.0
+    erasure_temperature: float = 0.05
 
 
 def annealed_temperature(step: int, total: int, start: float) -> float:
@@ -152,11 +162,14 @@ def batch_loss(
     options: TrainOptions,
     device: torch.device,
     targets: torch.Tensor | None = None,
+    effects: Sequence[torch.Tensor] | None = None,
 ) -> torch.Tensor:
     """Mean loss over ``chunk``, each text tokenised once (:func:`~selfexplain.inputs.plan_inputs`). With
     ``long_inputs="windows"`` a single text longer than ``max_length`` tokens is read in windows (one
     forward each) instead of being cut. ``targets`` ``[len(chunk), C]``: a teacher's probabilities for the
-    distillation term. Training runs its own model object, so it calls it here."""
+    distillation term; ``effects``: per example, the teacher's word-deletion effects ``[N_i]`` over its
+    tokens, for the erasure term (inputs cut to fit or read in windows take no part in it). Training runs
+    its own model object, so it calls it here."""
     core = model.module if hasattr(model, "module") else model
     pairs = [e.pair or "" for e in chunk] if core.config.pair else None
     windows = options.long_inputs == "windows" and not core.config.pair
@@ -173,6 +186,11 @@ def batch_loss(
             loss = loss + teacher_term(output.logits, targets[indices].to(device), options)
         if core.span_layer is not None and options.complement_weight:
             loss = loss + options.complement_weight * complement_loss(core, output)
+        if core.span_layer is not None and options.erasure_weight and effects is not None:
+            rows = batch_effects(
+                [effects[i] for i in indices], batch.input_ids.shape[1], [i in plan.truncated for i in indices]
+            )
+            loss = loss + options.erasure_weight * erasure_loss(output, rows, options.erasure_temperature)
         if core.span_layer is not None and options.sufficiency_weight:
             texts = [chunk[i].text for i in indices]
             sides = [pairs[i] for i in indices] if pairs is not None else None
@@ -201,13 +219,15 @@ def train(
     options: TrainOptions = TrainOptions(),
     sources: Mapping[str, str | int | float | bool | None] | None = None,
     teacher_probabilities: torch.Tensor | None = None,
+    erasure_effects: Sequence[torch.Tensor] | None = None,
 ) -> dict[str, object]:
     """Train (or resume training) into ``out``; returns the metrics written to metrics.json
     (an empty dict on the other processes of an ``accelerate launch`` run). At the end ``OUT/best``
     gets a model card (``README.md``); ``sources`` adds what the caller knows about the data (the
     ``train`` and ``dev`` sources, the ``command`` line, options applied to the data).
     ``teacher_probabilities`` ``[E, C]``: the teacher's targets, already computed by the caller
-    (``selfexplain distill``); then ``options.teacher`` only names the teacher."""
+    (``selfexplain distill``); then ``options.teacher`` only names the teacher. ``erasure_effects``: per
+    training example, the teacher's word-deletion effects for ``options.erasure_weight``."""
     from accelerate import Accelerator
 
     accelerator = Accelerator(cpu=not torch.cuda.is_available())
@@ -262,7 +282,8 @@ def train(
                 core.span_layer.temperature = annealed_temperature(global_step, total, options.temperature_start)
             chunk = [train_examples[i] for i in index]
             chunk_targets = targets[index] if targets is not None else None
-            loss = batch_loss(model, tokenizer, chunk, options, accelerator.device, chunk_targets)
+            chunk_effects = [erasure_effects[i] for i in index] if erasure_effects is not None else None
+            loss = batch_loss(model, tokenizer, chunk, options, accelerator.device, chunk_targets, chunk_effects)
             accelerator.backward(loss)
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()

@@ -12,6 +12,9 @@ terms aim at exactly those failures:
 - **sufficiency**: the model reading only the words of its top span (the other text of a pair kept)
   should reach the decision it reached on the whole input:
   ``KL(p_full || p_top)`` with ``p_full`` held fixed (after the sufficiency of DeYoung et al., 2020).
+- **erasure** (surrogates only): the span scores should rank spans as deleting their words moves a
+  *teacher*'s probability (:mod:`selfexplain.distill.erasure`), so that a student whose vectors all carry
+  the label still puts alpha where the input matters to the model it stands for.
 
 Both reuse the batch's own forward: the complement term reruns only the span layer on the same token
 vectors; the sufficiency term encodes the top spans' words, a few tokens each.
@@ -75,3 +78,35 @@ def sufficiency_loss(full_logits: torch.Tensor, top_logits: torch.Tensor) -> tor
     """``KL(p_full || p_top)`` averaged over the batch; ``p_full`` ``[B, C]`` is a fixed target."""
     target = F.softmax(full_logits.detach(), dim=-1)
     return F.kl_div(F.log_softmax(top_logits, dim=-1), target, reduction="batchmean")
+
+
+def batch_effects(effects: Sequence[torch.Tensor], width: int, skip: Sequence[bool]) -> torch.Tensor:
+    """``[B, width]``: each row's word-deletion effects ``[N_i]`` padded (or cut) to the batch's token
+    count; rows in ``skip`` (read cut to fit, so their positions moved) are all 0 and take no part."""
+    out = torch.zeros(len(effects), width)
+    for row, (effect, cut) in enumerate(zip(effects, skip)):
+        if not cut:
+            n = min(width, len(effect))
+            out[row, :n] = effect[:n]
+    return out
+
+
+def erasure_loss(output: ModelOutput, effects: torch.Tensor, temperature: float = 0.05) -> torch.Tensor:
+    """Cross-entropy from ``softmax(score / temperature)`` to ``softmax(span_logits)`` over each row's
+    valid spans, where a span's ``score`` is the mean of ``effects`` ``[B, N]`` (the teacher's
+    probability drop when a token's word is deleted, :mod:`selfexplain.distill.erasure`) over its tokens.
+    Rows where no word's deletion lowers the teacher's probability (all effects <= 0) take no part;
+    0 when no row does."""
+    assert output.span_logits is not None and output.span_valid is not None
+    assert output.span_starts is not None and output.span_ends is not None
+    starts, ends, valid = output.span_starts, output.span_ends, output.span_valid  # [S], [S], [B, S]
+    effects = effects.to(output.span_logits.device, output.span_logits.dtype)
+    running = F.pad(effects.cumsum(dim=1), (1, 0))  # [B, N + 1]
+    score = (running[:, ends + 1] - running[:, starts]) / (ends - starts + 1).to(effects.dtype)  # [B, S]
+    target = F.softmax((score / temperature).masked_fill(~valid, float("-inf")), dim=-1)
+    log_p = F.log_softmax(output.span_logits.masked_fill(~valid, float("-inf")), dim=-1)
+    per_row = -(target * log_p.masked_fill(~valid, 0.0)).sum(dim=-1)  # [B]
+    used = (effects.amax(dim=1) > 0) & valid.any(dim=1)
+    if not used.any():
+        return per_row.sum() * 0.0
+    return per_row[used].mean()

@@ -1,0 +1,100 @@
+"""What the teacher needs of each word: the drop in the probability of its label when the word is deleted.
+
+``selfexplain distill --erasure-weight W`` teaches the student's span scores these effects (the span
+whose words the teacher needs most scores highest), so that alpha points where erasing the input moves
+the *teacher*, not only where the student's own vectors happen to carry the label. A fine-tuned teacher
+writes its label into nearly every token (docs/surrogates.md), so without this a surrogate that follows
+it closely may put alpha on any token, "." included.
+
+An effect is measured at the input: the word's characters are cut from the text and the teacher reads
+what is left (leave-one-out occlusion, as ``selfexplain.explainers.loo`` does for a model's own words).
+Words are the student tokenizer's words (its pre-tokenizer's, as the span layer's ``span_unit="word"``
+groups pieces), so every piece of a word carries that word's effect. The teacher runs once per word of
+every text, so the effects are computed once and cached next to the teacher's probabilities.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+from tqdm.auto import tqdm
+from transformers import PreTrainedTokenizerBase
+
+from selfexplain.data import Example
+from selfexplain.distill.teacher import Teacher, teacher_probabilities
+from selfexplain.errors import InvalidInputError
+from selfexplain.inputs import tokenise_inputs
+
+CHUNK = 32768  # variant texts per teacher call: bounds memory on long files (a selfexplain teacher loads once a call)
+
+
+def word_cuts(tokenizer: PreTrainedTokenizerBase, text: str) -> tuple[list[int | None], list[str]]:
+    """Per token of ``text`` as the student reads it (special tokens included): its word's index,
+    or None; and per word, the text with that word's characters cut out."""
+    row = tokenise_inputs(tokenizer, [text]).rows[0]
+    words: dict[int, list[int]] = {}
+    for (start, end), word in zip(row.offsets, row.word_ids):
+        if word is not None and end > start:
+            span = words.setdefault(word, [start, end])
+            span[0], span[1] = min(span[0], start), max(span[1], end)
+    order = sorted(words)
+    index = {word: k for k, word in enumerate(order)}
+    token_words = [index.get(word) if word is not None else None for word in row.word_ids]
+    cuts = [(text[: words[w][0]] + " " + text[words[w][1] :]).strip() for w in order]
+    return token_words, cuts
+
+
+def erasure_effects(
+    teacher: Teacher,
+    tokenizer: PreTrainedTokenizerBase,
+    examples: Sequence[Example],
+    probabilities: torch.Tensor,
+    max_length: int = 128,
+    progress: bool = True,
+) -> list[torch.Tensor]:
+    """Per example, a ``[N]`` float tensor over its ``N`` tokens (as the student tokenises it, special
+    tokens included): ``p(c | text) - p(c | text without the token's word)`` for the teacher's label
+    ``c``, 0 on special tokens. ``probabilities`` ``[E, C]``: the teacher's on the whole texts (cached
+    by the caller). Single texts only: a pair has two texts to cut from, which this does not handle."""
+    if any(e.pair for e in examples):
+        raise InvalidInputError("--erasure-weight reads single texts only (the data has sentence pairs)")
+    labels = probabilities.argmax(dim=1)  # [E]
+    token_words, variants, owner = [], [], []
+    for row, example in enumerate(examples):
+        words, cuts = word_cuts(tokenizer, example.text)
+        token_words.append(words)
+        variants.extend(Example(cut) for cut in cuts)
+        owner.extend([row] * len(cuts))
+    kept = torch.empty(len(variants))  # p(c | text without word) per variant
+    owners = torch.tensor(owner, dtype=torch.long)
+    bar = tqdm(total=len(variants), desc="erasure (texts with one word cut)", disable=not progress)
+    for lo in range(0, len(variants), CHUNK):
+        part = teacher_probabilities(teacher, variants[lo : lo + CHUNK], max_length, progress=False)  # [V, C]
+        kept[lo : lo + CHUNK] = part.gather(1, labels[owners[lo : lo + CHUNK]].unsqueeze(1)).squeeze(1)
+        bar.update(len(part))
+    bar.close()
+    full = probabilities.gather(1, labels.unsqueeze(1)).squeeze(1)  # [E]
+    effects, at = [], 0
+    for row, words in enumerate(token_words):
+        count = sum(1 for _ in {w for w in words if w is not None})
+        drop = full[row] - kept[at : at + count]  # [words]
+        at += count
+        index = torch.tensor([-1 if w is None else w for w in words], dtype=torch.long)
+        effect = (
+            torch.where(index >= 0, drop[index.clamp_min(0)], torch.zeros(())) if count else torch.zeros(len(words))
+        )
+        effects.append(effect.float())
+    return effects
+
+
+def pack(effects: Sequence[torch.Tensor]) -> dict[str, torch.Tensor]:
+    """Ragged per-example effects as two tensors (for a safetensors cache)."""
+    lengths = torch.tensor([len(e) for e in effects], dtype=torch.long)
+    values = torch.cat(list(effects)) if effects else torch.zeros(0)
+    return {"erasure_values": values.contiguous(), "erasure_lengths": lengths}
+
+
+def unpack(tensors: dict[str, torch.Tensor]) -> list[torch.Tensor]:
+    """The inverse of :func:`pack`."""
+    return list(torch.split(tensors["erasure_values"], tensors["erasure_lengths"].tolist()))

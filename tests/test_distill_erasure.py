@@ -1,0 +1,98 @@
+"""``selfexplain distill --erasure-weight``: the teacher's word-deletion effects, measured at the input,
+aligned to the student's tokens, cached, and read by the training loop's erasure term."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+from safetensors.torch import load_file
+from test_distill import _distill, _texts, bert_teacher
+from transformers import AutoTokenizer
+
+from selfexplain.data import Example
+from selfexplain.distill.erasure import erasure_effects, pack, unpack, word_cuts
+from selfexplain.distill.teacher import read_teacher, teacher_probabilities
+
+
+@pytest.fixture(scope="module")
+def teacher(tiny_encoder: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return bert_teacher(tiny_encoder, tmp_path_factory.mktemp("erasure-teacher"))
+
+
+def test_word_cuts_cut_each_word_of_the_student_tokenizer_once(tiny_encoder: Path) -> None:
+    tokenizer = AutoTokenizer.from_pretrained(tiny_encoder)
+    text = "the film wasn't unwatchable."
+    token_words, cuts = word_cuts(tokenizer, text)
+    pieces = tokenizer.convert_ids_to_tokens(tokenizer(text)["input_ids"])
+    assert len(token_words) == len(pieces) and token_words[0] is None and token_words[-1] is None
+    # the pre-tokenizer's words: "wasn't" is three words, "unwatchable" one word of several pieces
+    assert len(cuts) == 7 and token_words.count(5) == len(tokenizer.tokenize("unwatchable")) > 1
+    real = pieces[1:-1]
+    for k, cut in enumerate(cuts):  # the student reads each cut as the text less that word's pieces
+        assert tokenizer.tokenize(cut) == [p for p, w in zip(real, token_words[1:-1]) if w != k]
+    assert cuts[4] == "the film wasn'  unwatchable."  # a space where the word was: its neighbours stay apart
+
+
+def test_effects_are_the_teachers_probability_drop_for_its_label(tiny_encoder: Path, teacher: Path) -> None:
+    source = read_teacher(str(teacher))
+    tokenizer = AutoTokenizer.from_pretrained(tiny_encoder)
+    examples = [Example("a good and warm film"), Example("the plot was dull , slow and boring")]
+    full = teacher_probabilities(source, examples, progress=False)
+    effects = erasure_effects(source, tokenizer, examples, full, progress=False)
+    for example, effect, probs in zip(examples, effects, full):
+        words, cuts = word_cuts(tokenizer, example.text)
+        assert effect.shape == (len(words),)
+        label = int(probs.argmax())
+        cut = teacher_probabilities(source, [Example(c) for c in cuts], progress=False)[:, label]
+        expected = torch.tensor([0.0 if w is None else float(probs[label] - cut[w]) for w in words])
+        assert torch.allclose(effect, expected, atol=1e-6)
+        assert effect.abs().sum() > 0
+    assert [e.tolist() for e in unpack(pack(effects))] == [e.tolist() for e in effects]
+
+
+def test_pairs_are_refused_in_one_line(
+    tiny_encoder: Path, teacher: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "pairs.jsonl"
+    data.write_text("\n".join(json.dumps({"text": "a good film", "pair": "it was fine"}) for _ in range(8)) + "\n")
+    argv = ("--text-column", "text", "--pair-column", "pair", "--erasure-weight", "1")
+    assert _distill(teacher, data, tmp_path / "refused", *argv) == 2
+    error = capsys.readouterr().err.strip()
+    assert error == "selfexplain: error: --erasure-weight reads single texts only (the data has sentence pairs)"
+    assert not (tmp_path / "refused").exists()
+    assert _distill(teacher, data, tmp_path / "refused", "--erasure-weight", "-1") == 2
+    assert "--erasure-weight must be 0 or above" in capsys.readouterr().err
+
+
+def test_distill_caches_the_effects_of_the_chosen_texts_and_trains_on_them(
+    teacher: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from selfexplain.distill import erasure
+    from selfexplain.training import loop
+
+    calls: list[float] = []
+
+    def counted(output, effects, temperature):
+        calls.append(float(effects.abs().sum()))
+        return term(output, effects, temperature)
+
+    term = loop.erasure_loss
+    monkeypatch.setattr(loop, "erasure_loss", counted)
+    texts = _texts(tmp_path / "texts.txt")
+    out = tmp_path / "student"
+    extra = ("--normaliser", "sparsemax", "--epochs", "1", "--erasure-weight", "0.5", "--erasure-texts", "10")
+    assert _distill(teacher, texts, out, *extra) == 0
+    cached = unpack(load_file(str(out / "erasure.safetensors")))
+    split = json.loads((out / "distill.json").read_text())
+    measured = [i for i, effect in enumerate(cached) if len(effect)]
+    assert len(cached) == 48 and len(measured) == 10 and set(measured) <= set(split["train"])
+    batches = -(-(48 - 12 - 2) // 8)
+    assert len(calls) == batches and sum(1 for c in calls if c > 0) >= 1  # batches without a measured text add 0
+    assert json.loads((out / "metrics.json").read_text())["options"]["erasure_weight"] == 0.5
+    # a second run on the same folder reads the cache instead of cutting words again
+    monkeypatch.setattr(erasure, "teacher_probabilities", lambda *a, **k: pytest.fail("recomputed"))
+    capsys.readouterr()
+    assert _distill(teacher, texts, out, *extra[:-2], "--erasure-texts", "10", "--epochs", "2") == 0
