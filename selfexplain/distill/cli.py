@@ -92,6 +92,12 @@ def add_command(commands: Any) -> None:
     _add_data(fidelity)
     fidelity.add_argument("--model", required=True, help="the surrogate (model folder or name)")
     fidelity.add_argument("--record", action="store_true", help="add the figures to the surrogate's model card")
+    fidelity.add_argument(
+        "--deletion", action="store_true",
+        help="also measure whether deleting the surrogate's top span lowers the teacher's probability more "
+        "than deleting a random span of as many words (what its alpha says about the teacher)",
+    )  # fmt: skip
+    fidelity.add_argument("--seed", type=int, default=0, help="seed of the random deletions (--deletion)")
     fidelity.add_argument("--max-length", type=int, default=128)
     fidelity.add_argument("--no-progress", action="store_true")
     add_fused_option(fidelity)
@@ -169,5 +175,17 @@ def run_fidelity(args: argparse.Namespace) -> int:
     if args.record and explainer.directory is not None:
         command = shlex.join(["selfexplain", *args.argv])
         record_fidelity(explainer.directory, teacher.name, fidelity, str(args.data), command)
-    print(json.dumps({"model": explainer.name, "teacher": args.teacher, "data": str(args.data), **fidelity.to_dict()}))
+    figures = {"model": explainer.name, "teacher": args.teacher, "data": str(args.data), **fidelity.to_dict()}
+    if args.deletion:
+        from selfexplain.distill.predictor import TeacherPredictor
+        from selfexplain.distill.transfer import teacher_deletion
+
+        if explainer.model.span_layer is None:
+            raise InvalidInputError(f"{args.model} has no alpha (a {explainer.config.head} head): --deletion needs one")
+        deletion = teacher_deletion(
+            explainer, TeacherPredictor(teacher), examples, args.seed, progress=progress, max_length=args.max_length
+        )
+        print(deletion.describe())
+        figures.update(deletion.to_dict())
+    print(json.dumps(figures))
     return 0
