@@ -65,6 +65,8 @@ def test_pairs_are_refused_in_one_line(
     assert not (tmp_path / "refused").exists()
     assert _distill(teacher, data, tmp_path / "refused", "--erasure-weight", "-1") == 2
     assert "--erasure-weight must be 0 or above" in capsys.readouterr().err
+    assert _distill(teacher, data, tmp_path / "refused", "--erasure-temperature", "0") == 2
+    assert "--erasure-temperature must be above 0" in capsys.readouterr().err
 
 
 def test_distill_caches_the_effects_of_the_chosen_texts_and_trains_on_them(
@@ -74,9 +76,11 @@ def test_distill_caches_the_effects_of_the_chosen_texts_and_trains_on_them(
     from selfexplain.training import loop
 
     calls: list[float] = []
+    temperatures: set[float] = set()
 
     def counted(output, effects, temperature):
         calls.append(float(effects.abs().sum()))
+        temperatures.add(temperature)
         return term(output, effects, temperature)
 
     term = loop.erasure_loss
@@ -84,14 +88,15 @@ def test_distill_caches_the_effects_of_the_chosen_texts_and_trains_on_them(
     texts = _texts(tmp_path / "texts.txt")
     out = tmp_path / "student"
     extra = ("--normaliser", "sparsemax", "--epochs", "1", "--erasure-weight", "0.5", "--erasure-texts", "10")
-    assert _distill(teacher, texts, out, *extra) == 0
+    assert _distill(teacher, texts, out, *extra, "--erasure-temperature", "0.02") == 0
     cached = unpack(load_file(str(out / "erasure.safetensors")))
     split = json.loads((out / "distill.json").read_text())
     measured = [i for i, effect in enumerate(cached) if len(effect)]
     assert len(cached) == 48 and len(measured) == 10 and set(measured) <= set(split["train"])
     batches = -(-(48 - 12 - 2) // 8)
     assert len(calls) == batches and sum(1 for c in calls if c > 0) >= 1  # batches without a measured text add 0
-    assert json.loads((out / "metrics.json").read_text())["options"]["erasure_weight"] == 0.5
+    options = json.loads((out / "metrics.json").read_text())["options"]
+    assert options["erasure_weight"] == 0.5 and options["erasure_temperature"] == 0.02 and temperatures == {0.02}
     # a second run on the same folder reads the cache instead of cutting words again
     monkeypatch.setattr(erasure, "teacher_probabilities", lambda *a, **k: pytest.fail("recomputed"))
     capsys.readouterr()

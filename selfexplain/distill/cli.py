@@ -77,6 +77,11 @@ def add_command(commands: Any) -> None:
         "--erasure-texts", type=int, default=None, metavar="N",
         help="with --erasure-weight: measure the effects on N training texts (a seeded choice; default all)",
     )  # fmt: skip
+    distill.add_argument(
+        "--erasure-temperature", type=float, default=0.05, metavar="T",
+        help="with --erasure-weight: temperature of the target over spans (softmax of mean effect / T); "
+        "lower puts the target on the one most needed word",
+    )  # fmt: skip
     distill.add_argument("--epochs", type=int, default=3)
     distill.add_argument("--batch-size", type=int, default=32)
     distill.add_argument("--lr", type=float, default=3e-5, help="encoder learning rate")
@@ -129,6 +134,8 @@ def run_distill(args: argparse.Namespace) -> int:
         raise InvalidInputError("--erasure-weight must be 0 or above")
     if args.erasure_texts is not None and args.erasure_texts < 1:
         raise InvalidInputError("--erasure-texts must be 1 or more")
+    if not args.erasure_temperature > 0:
+        raise InvalidInputError("--erasure-temperature must be above 0")
     examples = _texts(args)
     student = {
         "span_representation": args.span_representation, "span_unit": args.span_unit,
@@ -142,7 +149,7 @@ def run_distill(args: argparse.Namespace) -> int:
         fused=not args.no_fused, temperature_start=args.anneal_temperature, teacher_weight=args.teacher_weight,
         teacher_temperature=args.temperature, teacher_loss=args.teacher_loss,
         complement_weight=args.complement_weight, sufficiency_weight=args.sufficiency_weight,
-        erasure_weight=args.erasure_weight,
+        erasure_weight=args.erasure_weight, erasure_temperature=args.erasure_temperature,
     )  # fmt: skip
     sources = {"data": str(args.data), "command": shlex.join(["selfexplain", *args.argv])}
     result = distill(args.teacher, examples, args.out, student, options, args.holdout, args.dev_fraction,
