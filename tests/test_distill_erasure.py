@@ -78,10 +78,10 @@ def test_distill_caches_the_effects_of_the_chosen_texts_and_trains_on_them(
     calls: list[float] = []
     temperatures: set[float] = set()
 
-    def counted(output, effects, temperature):
+    def counted(model, output, effects, temperature):
         calls.append(float(effects.abs().sum()))
         temperatures.add(temperature)
-        return term(output, effects, temperature)
+        return term(model, output, effects, temperature)
 
     term = loop.erasure_loss
     monkeypatch.setattr(loop, "erasure_loss", counted)

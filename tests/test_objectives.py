@@ -4,6 +4,7 @@ import dataclasses
 import math
 from pathlib import Path
 
+import pytest
 import torch
 
 from selfexplain.data import Example
@@ -111,17 +112,21 @@ def test_erasure_loss_matches_span_by_span_cross_entropy_and_skips_rows_without_
     effects = torch.rand(3, width) * 0.4 - 0.1
     effects[2] = -0.05  # no word the teacher needs: the row takes no part
     effects[:, 0] = 0.0
-    loss = erasure_loss(output, effects, temperature=0.05)
+    loss = erasure_loss(explainer.model, output, effects, temperature=0.05)
     assert torch.allclose(loss, _erasure_reference(output, effects, 0.05), atol=1e-5)
     other = effects.clone()
     other[2] = torch.linspace(-0.5, 0.0, width)  # still no needed word: the term is unchanged
-    assert torch.allclose(erasure_loss(output, other, temperature=0.05), loss, atol=1e-6)
+    assert torch.allclose(erasure_loss(explainer.model, output, other, temperature=0.05), loss, atol=1e-6)
     # a batch where no row has a needed word adds nothing (and no NaN)
-    assert erasure_loss(output, torch.full((3, width), -0.1)).item() == 0.0
+    assert erasure_loss(explainer.model, output, torch.full((3, width), -0.1)).item() == 0.0
 
 
-def test_erasure_loss_trains_the_span_scores_towards_the_needed_word(tiny_encoder: Path) -> None:
-    explainer = make_explainer(tiny_encoder, seed=6, span_unit="word", max_span_width=2, dropout=0.0)
+@pytest.mark.parametrize("normaliser", ["softmax", "sparsemax"])
+def test_erasure_loss_trains_the_span_scores_towards_the_needed_word(tiny_encoder: Path, normaliser: str) -> None:
+    # a sparse normaliser scores the slots without gradient in its forward: the term must score them again
+    explainer = make_explainer(
+        tiny_encoder, seed=6, span_unit="word", max_span_width=2, dropout=0.0, normaliser=normaliser
+    )
     model = explainer.model.train()
     texts = ["a dull and long film"]
     plan = plan_inputs(explainer.tokenizer, texts, None, 128, "truncate")
@@ -132,7 +137,7 @@ def test_erasure_loss_trains_the_span_scores_towards_the_needed_word(tiny_encode
     head = [p for n, p in model.named_parameters() if not n.startswith("encoder.")]
     optimizer = torch.optim.Adam(head, lr=1e-2)
     for _ in range(40):
-        loss = erasure_loss(model(**batch.model_inputs()), effects)
+        loss = erasure_loss(model, model(**batch.model_inputs()), effects)
         loss.backward()
         optimizer.step()
         optimizer.zero_grad()
@@ -157,7 +162,7 @@ def test_batch_loss_adds_the_erasure_term_with_its_weight(tiny_encoder: Path) ->
     plain = batch_loss(explainer.model, explainer.tokenizer, chunk, TrainOptions(), torch.device("cpu"))
     options = TrainOptions(erasure_weight=2.0)
     weighted = batch_loss(explainer.model, explainer.tokenizer, chunk, options, torch.device("cpu"), None, effects)
-    term = erasure_loss(output, batch_effects(effects, batch.input_ids.shape[1], [False, False]))
+    term = erasure_loss(explainer.model, output, batch_effects(effects, batch.input_ids.shape[1], [False, False]))
     assert term.item() > 0
     assert torch.allclose(weighted, plain + 2.0 * term, atol=1e-5)
 

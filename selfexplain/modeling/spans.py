@@ -249,6 +249,16 @@ class SpanLayer(nn.Module):
             return [self._softmax_forward(hidden, mask, starts, ends) for mask in masks]
         return self._sparse_forward(hidden, masks, starts, ends)
 
+    def scores(
+        self, hidden: torch.Tensor, valid: torch.Tensor, starts: torch.Tensor, ends: torch.Tensor
+    ) -> torch.Tensor:
+        """Every slot's logit ``[B, S]`` (-inf where not ``valid``), *with* gradient. The sparse maps
+        score the slots without one (only their support needs it), so a term on the scores themselves
+        (the erasure term of :mod:`selfexplain.training.objectives`) reads them here."""
+        if self.representation == "mean":
+            return self._mean_logits(hidden, valid, starts, ends)
+        return self._softmax_forward(hidden, valid, starts, ends, logits_only=True).logits
+
     def _sparse_forward(
         self, hidden: torch.Tensor, masks: torch.Tensor, starts: torch.Tensor, ends: torch.Tensor
     ) -> list[SpanLayerOutput]:

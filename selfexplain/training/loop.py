@@ -190,7 +190,7 @@ def batch_loss(
             rows = batch_effects(
                 [effects[i] for i in indices], batch.input_ids.shape[1], [i in plan.truncated for i in indices]
             )
-            loss = loss + options.erasure_weight * erasure_loss(output, rows, options.erasure_temperature)
+            loss = loss + options.erasure_weight * erasure_loss(core, output, rows, options.erasure_temperature)
         if core.span_layer is not None and options.sufficiency_weight:
             texts = [chunk[i].text for i in indices]
             sides = [pairs[i] for i in indices] if pairs is not None else None

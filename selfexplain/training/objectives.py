@@ -91,20 +91,27 @@ def batch_effects(effects: Sequence[torch.Tensor], width: int, skip: Sequence[bo
     return out
 
 
-def erasure_loss(output: ModelOutput, effects: torch.Tensor, temperature: float = 0.05) -> torch.Tensor:
+def erasure_loss(
+    model: SelfExplainingModel, output: ModelOutput, effects: torch.Tensor, temperature: float = 0.05
+) -> torch.Tensor:
     """Cross-entropy from ``softmax(score / temperature)`` to ``softmax(span_logits)`` over each row's
     valid spans, where a span's ``score`` is the mean of ``effects`` ``[B, N]`` (the teacher's
     probability drop when a token's word is deleted, :mod:`selfexplain.distill.erasure`) over its tokens.
     Rows where no word's deletion lowers the teacher's probability (all effects <= 0) take no part;
-    0 when no row does."""
-    assert output.span_logits is not None and output.span_valid is not None
-    assert output.span_starts is not None and output.span_ends is not None
+    0 when no row does. The span logits are read with gradient: a sparse normaliser's forward scores
+    the slots without one, so they are scored again from the batch's token vectors."""
+    layer = model.span_layer
+    assert layer is not None and output.span_logits is not None and output.span_valid is not None
+    assert output.span_starts is not None and output.span_ends is not None and output.span_inputs is not None
     starts, ends, valid = output.span_starts, output.span_ends, output.span_valid  # [S], [S], [B, S]
-    effects = effects.to(output.span_logits.device, output.span_logits.dtype)
+    logits = output.span_logits
+    if torch.is_grad_enabled() and not logits.requires_grad:
+        logits = layer.scores(output.span_inputs, valid, starts, ends)
+    effects = effects.to(logits.device, logits.dtype)
     running = F.pad(effects.cumsum(dim=1), (1, 0))  # [B, N + 1]
     score = (running[:, ends + 1] - running[:, starts]) / (ends - starts + 1).to(effects.dtype)  # [B, S]
     target = F.softmax((score / temperature).masked_fill(~valid, float("-inf")), dim=-1)
-    log_p = F.log_softmax(output.span_logits.masked_fill(~valid, float("-inf")), dim=-1)
+    log_p = F.log_softmax(logits.masked_fill(~valid, float("-inf")), dim=-1)
     per_row = -(target * log_p.masked_fill(~valid, 0.0)).sum(dim=-1)  # [B]
     used = (effects.amax(dim=1) > 0) & valid.any(dim=1)
     if not used.any():
