@@ -233,6 +233,7 @@ def run_train(args: argparse.Namespace) -> int:
         temperature_start=args.anneal_temperature,
         complement_weight=args.complement_weight,
         sufficiency_weight=args.sufficiency_weight,
+        removal_weight=args.removal_weight,
         init_from=args.init_from,
         teacher=args.teacher,
         teacher_weight=args.teacher_weight,

@@ -36,7 +36,8 @@ def add_fused_option(parser: argparse.ArgumentParser) -> None:
 
 
 def add_selectivity_terms(parser: argparse.ArgumentParser) -> None:
-    """``--complement-weight`` and ``--sufficiency-weight`` (``train`` and ``distill``; docs/sharpness.md)."""
+    """``--complement-weight``, ``--sufficiency-weight`` and ``--removal-weight`` (``train`` and ``distill``;
+    docs/sharpness.md)."""
     parser.add_argument(
         "--complement-weight", type=float, default=0.0, metavar="W",
         help="weight of the complement term: uniform alpha must not decide (0 = off; docs/sharpness.md)",
@@ -45,14 +46,19 @@ def add_selectivity_terms(parser: argparse.ArgumentParser) -> None:
         "--sufficiency-weight", type=float, default=0.0, metavar="W",
         help="weight of the sufficiency term: the top span alone must decide as the whole input (0 = off)",
     )  # fmt: skip
+    parser.add_argument(
+        "--removal-weight", type=float, default=0.0, metavar="W",
+        help="weight of the removal term: with the top span out of alpha, the other spans must not reach "
+        "the same decision (0 = off)",
+    )  # fmt: skip
 
 
 def check_selectivity_terms(args: argparse.Namespace) -> None:
-    """Refuse a negative weight of either term in one line."""
+    """Refuse a negative weight of any of the terms in one line."""
     from selfexplain.errors import InvalidInputError
 
-    if args.complement_weight < 0 or args.sufficiency_weight < 0:
-        raise InvalidInputError("--complement-weight and --sufficiency-weight must be 0 or above")
+    if not min(args.complement_weight, args.sufficiency_weight, args.removal_weight) >= 0:
+        raise InvalidInputError("--complement-weight, --sufficiency-weight and --removal-weight must be 0 or above")
 
 
 def add_max_chars_option(parser: argparse.ArgumentParser) -> None:

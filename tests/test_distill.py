@@ -323,14 +323,15 @@ def test_the_student_takes_the_shipped_recipe_span_options(
         assert not (tmp_path / "refused").exists()
 
 
-def test_the_student_takes_the_complement_and_sufficiency_terms(
+def test_the_student_takes_the_complement_sufficiency_and_removal_terms(
     tiny_encoder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``--complement-weight`` and ``--sufficiency-weight`` reach the training loop (each term is computed
-    on every batch and recorded in the run's options); a negative weight is refused in one line."""
+    """``--complement-weight``, ``--sufficiency-weight`` and ``--removal-weight`` reach the training loop
+    (each term is computed on every batch and recorded in the run's options); a negative weight is refused
+    in one line."""
     from selfexplain.training import loop
 
-    calls = {"complement": 0, "sufficiency": 0}
+    calls = {"complement": 0, "sufficiency": 0, "removal": 0}
 
     def counted(name: str, term):
         def wrapper(*args, **kwargs):
@@ -341,19 +342,21 @@ def test_the_student_takes_the_complement_and_sufficiency_terms(
 
     monkeypatch.setattr(loop, "complement_loss", counted("complement", loop.complement_loss))
     monkeypatch.setattr(loop, "sufficiency_loss", counted("sufficiency", loop.sufficiency_loss))
+    monkeypatch.setattr(loop, "removal_loss", counted("removal", loop.removal_loss))
     teacher = bert_teacher(tiny_encoder, tmp_path / "teacher")
     texts = _texts(tmp_path / "texts.txt")
     out = tmp_path / "student"
-    terms = ("--complement-weight", "0.5", "--sufficiency-weight", "2")
+    terms = ("--complement-weight", "0.5", "--sufficiency-weight", "2", "--removal-weight", "1.5")
     assert _distill(teacher, texts, out, "--normaliser", "sparsemax", "--epochs", "1", *terms) == 0
     batches = -(-(48 - 12 - 2) // 8)  # 12 held out, 2 for the dev split (5% of 48, at least 1), batches of 8
-    assert calls == {"complement": batches, "sufficiency": batches}
+    assert calls == {"complement": batches, "sufficiency": batches, "removal": batches}
     options = json.loads((out / "metrics.json").read_text())["options"]
-    assert (options["complement_weight"], options["sufficiency_weight"]) == (0.5, 2.0)
+    assert (options["complement_weight"], options["sufficiency_weight"], options["removal_weight"]) == (0.5, 2.0, 1.5)
     capsys.readouterr()
     assert _distill(teacher, texts, tmp_path / "refused", "--complement-weight", "-1") == 2
     error = capsys.readouterr().err.strip()
-    assert "--complement-weight and --sufficiency-weight must be 0 or above" in error and "\n" not in error
+    expected = "--complement-weight, --sufficiency-weight and --removal-weight must be 0 or above"
+    assert expected in error and "\n" not in error
     assert not (tmp_path / "refused").exists()
 
 

@@ -9,11 +9,13 @@ import torch
 
 from selfexplain.data import Example
 from selfexplain.inputs import plan_inputs
+from selfexplain.modeling.normalisers import normalise
 from selfexplain.training.loop import TrainOptions, batch_loss
 from selfexplain.training.objectives import (
     batch_effects,
     complement_loss,
     erasure_loss,
+    removal_loss,
     sufficiency_loss,
     top_span_inputs,
 )
@@ -173,3 +175,59 @@ def test_train_command_refuses_negative_weights(tmp_path: Path) -> None:
     args = ["train", "--train", "x.txt", "--dev", "x.txt", "--out", str(tmp_path / "run")]
     assert main([*args, "--complement-weight", "-1"]) == 2
     assert main([*args, "--sufficiency-weight", "-0.5"]) == 2
+    assert main([*args, "--removal-weight", "-2"]) == 2
+
+
+def _removal_reference(model, output) -> torch.Tensor:
+    """The removal term row by row: the top span out, the normaliser over the rest, the classifier."""
+    layer = model.span_layer
+    features = layer.token_features(output.span_inputs)
+    vectors = layer.span_vectors(features, output.span_starts, output.span_ends)  # [B, S, H]
+    terms = []
+    for b in range(output.alpha.shape[0]):
+        rest = output.span_valid[b].clone()
+        rest[int(output.alpha[b].argmax())] = False
+        alpha = normalise(layer.normaliser, output.span_logits[b : b + 1].detach(), rest.unsqueeze(0))[0]
+        probs = torch.softmax(model.output(alpha @ vectors[b]), dim=-1)
+        terms.append(-torch.log(1 - probs[int(output.logits[b].argmax())]))
+    return torch.stack(terms).mean()
+
+
+@pytest.mark.parametrize("normaliser", ["softmax", "sparsemax"])
+def test_removal_loss_reads_the_prediction_with_the_top_span_out_of_alpha(tiny_encoder: Path, normaliser: str) -> None:
+    explainer = make_explainer(
+        tiny_encoder, seed=5, span_unit="word", max_span_width=3, dropout=0.0, normaliser=normaliser
+    )
+    model = explainer.model.eval()
+    batch, output = _forward(explainer, ["a dull and long film", "bright warm fun", "so so"])
+    loss = removal_loss(model, output)
+    with torch.no_grad():
+        assert torch.allclose(loss, _removal_reference(model, output), atol=1e-5)
+    assert loss.item() > 0
+    loss.backward()
+    assert model.output.weight.grad is not None and model.output.weight.grad.abs().sum() > 0
+    # a row with a single valid span has no rest: it takes no part, and a batch of such rows adds 0
+    single = output.span_valid & (torch.arange(output.span_valid.shape[1]) == output.alpha.argmax(dim=1, keepdim=True))
+    assert removal_loss(model, dataclasses.replace(output, span_valid=single)).item() == 0.0
+
+
+def test_removal_loss_teaches_the_other_spans_not_to_reach_the_decision(tiny_encoder: Path) -> None:
+    explainer = make_explainer(
+        tiny_encoder, seed=7, span_unit="word", max_span_width=2, dropout=0.0, normaliser="sparsemax"
+    )
+    model = explainer.model.train()
+    chunk = [Example("a dull and long film", None, 0), Example("bright warm fun all through", None, 4)]
+    plan = plan_inputs(explainer.tokenizer, [e.text for e in chunk], None, 128, "truncate")
+    [(_, batch)] = plan.batches
+    labels = torch.tensor([e.label for e in chunk])
+    head = [p for n, p in model.named_parameters() if not n.startswith("encoder.")]
+    optimizer = torch.optim.Adam(head, lr=1e-2)
+    for _ in range(60):
+        output = model(**batch.model_inputs(), labels=labels)
+        (output.loss + removal_loss(model, output)).backward()
+        optimizer.step()
+        optimizer.zero_grad()
+    model.eval()
+    output = model(**batch.model_inputs())
+    assert output.logits.argmax(dim=1).tolist() == [0, 4]  # the full input still decides as labelled
+    assert removal_loss(model, output).item() < 0.1  # and the rest of alpha no longer does

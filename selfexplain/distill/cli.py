@@ -149,6 +149,7 @@ def run_distill(args: argparse.Namespace) -> int:
         fused=not args.no_fused, temperature_start=args.anneal_temperature, teacher_weight=args.teacher_weight,
         teacher_temperature=args.temperature, teacher_loss=args.teacher_loss,
         complement_weight=args.complement_weight, sufficiency_weight=args.sufficiency_weight,
+        removal_weight=args.removal_weight,
         erasure_weight=args.erasure_weight, erasure_temperature=args.erasure_temperature,
     )  # fmt: skip
     sources = {"data": str(args.data), "command": shlex.join(["selfexplain", *args.argv])}

@@ -37,6 +37,7 @@ from selfexplain.training.objectives import (
     batch_effects,
     complement_loss,
     erasure_loss,
+    removal_loss,
     sufficiency_loss,
     top_span_inputs,
 )
@@ -67,6 +68,7 @@ class TrainOptions:
     # weights of the auxiliary terms of selfexplain.training.objectives (0 = off)
     complement_weight: float = 0.0
     sufficiency_weight: float = 0.0
+    removal_weight: float = 0.0
     # two-stage training (selfexplain.training.warm_start): the encoder starts from this fine-tuned model, and a
     # KL term pulls the predictions towards this teacher's probabilities at this temperature
     init_from: str | None = None
@@ -186,6 +188,8 @@ def batch_loss(
             loss = loss + teacher_term(output.logits, targets[indices].to(device), options)
         if core.span_layer is not None and options.complement_weight:
             loss = loss + options.complement_weight * complement_loss(core, output)
+        if core.span_layer is not None and options.removal_weight:
+            loss = loss + options.removal_weight * removal_loss(core, output)
         if core.span_layer is not None and options.erasure_weight and effects is not None:
             rows = batch_effects(
                 [effects[i] for i in indices], batch.input_ids.shape[1], [i in plan.truncated for i in indices]

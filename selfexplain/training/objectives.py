@@ -12,12 +12,18 @@ terms aim at exactly those failures:
 - **sufficiency**: the model reading only the words of its top span (the other text of a pair kept)
   should reach the decision it reached on the whole input:
   ``KL(p_full || p_top)`` with ``p_full`` held fixed (after the sufficiency of DeYoung et al., 2020).
+- **removal**: with the top span taken out of alpha and the normaliser re-applied to the other spans'
+  scores (the ``top_out_flip`` measure of :mod:`selfexplain.sharpness.measures_model`), the classifier
+  should no longer reach the full input's decision ``c``: ``-log(1 - p_rest[c])`` (the comprehensiveness
+  of DeYoung et al., 2020, read on alpha). Where the complement term asks the *uniform* mix to be
+  undecided, this one asks it of the spans a sparse alpha falls back on, usually the top span's
+  neighbours.
 - **erasure** (surrogates only): the span scores should rank spans as deleting their words moves a
   *teacher*'s probability (:mod:`selfexplain.distill.erasure`), so that a student whose vectors all carry
   the label still puts alpha where the input matters to the model it stands for.
 
-Both reuse the batch's own forward: the complement term reruns only the span layer on the same token
-vectors; the sufficiency term encodes the top spans' words, a few tokens each.
+All reuse the batch's own forward: the complement and removal terms rerun only the span layer on the
+same token vectors; the sufficiency term encodes the top spans' words, a few tokens each.
 """
 
 from __future__ import annotations
@@ -49,6 +55,32 @@ def complement_loss(model: SelfExplainingModel, output: ModelOutput) -> torch.Te
     log_probs = F.log_softmax(model.output(model.dropout(spans.pooled)), dim=-1)
     entropy = -(log_probs.exp() * log_probs).sum(dim=-1)
     return (math.log(log_probs.shape[-1]) - entropy).mean()
+
+
+def removal_loss(model: SelfExplainingModel, output: ModelOutput) -> torch.Tensor:
+    """``-log(1 - p_rest[c])`` averaged over the rows with another valid span, where ``c`` ``[B]`` is the
+    class the full output predicts and ``p_rest`` ``[B, C]`` the prediction from the same token vectors with
+    each row's top span (highest alpha) out of ``valid`` and the normaliser re-applied; 0 when no row has
+    a second span."""
+    assert model.span_layer is not None and output.alpha is not None and output.span_valid is not None
+    assert output.span_inputs is not None
+    rows = torch.arange(output.alpha.shape[0], device=output.alpha.device)
+    rest = output.span_valid.clone()
+    rest[rows, output.alpha.detach().argmax(dim=1)] = False
+    used = rest.any(dim=1)  # [B]
+    if not used.any():
+        return output.logits.sum() * 0.0
+    segments = output.span_segments
+    if segments is None:
+        segments = torch.zeros_like(rest, dtype=torch.long)
+    keep = used.nonzero(as_tuple=True)[0]
+    spans = model.read_spans(
+        output.span_inputs[keep], rest[keep], output.span_starts, output.span_ends, segments[keep]
+    )
+    log_probs = F.log_softmax(model.output(model.dropout(spans.pooled)), dim=-1)  # [B', C]
+    decided = output.logits.detach()[keep].argmax(dim=-1, keepdim=True)
+    held = log_probs.gather(1, decided).squeeze(1).exp().clamp(max=1.0 - 1e-6)
+    return -torch.log1p(-held).mean()
 
 
 def top_span_inputs(
