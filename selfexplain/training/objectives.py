@@ -2,8 +2,9 @@
 
 The paper's loss (cross-entropy minus ``lambda * sum(alpha^2)``) makes alpha sharp, but a sharp alpha can
 still be decorative: every span vector may carry the class, so the model decides the same with alpha
-replaced by the uniform distribution, and the top span read on its own may decide differently. Two
-terms aim at exactly those failures:
+replaced by the uniform distribution, the top span read on its own may decide differently, and the
+spans alpha falls back on without its top span may still reach the same decision. Three terms aim at
+exactly those failures:
 
 - **complement**: the classifier reading *uniform* alpha (every valid span weighted alike, which for a
   sparse alpha is the complement of its few support spans up to those spans' share) should not be able
@@ -38,21 +39,34 @@ from selfexplain.inputs import EncodedBatch
 from selfexplain.modeling.model import ModelOutput, SelfExplainingModel
 
 
+def reread_log_probs(
+    model: SelfExplainingModel, output: ModelOutput, valid: torch.Tensor, rows: torch.Tensor | None = None
+) -> torch.Tensor:
+    """Class log-probabilities ``[R, C]`` from the batch's token vectors with alpha normalised over
+    ``valid`` ``[B, S]`` instead of the forward's spans (only the span layer and the classifier run
+    again); ``rows`` ``[R]`` picks the rows to read (default all ``B``)."""
+    assert output.span_inputs is not None and output.span_starts is not None and output.span_ends is not None
+    segments = output.span_segments
+    if segments is None:
+        segments = torch.zeros_like(valid, dtype=torch.long)
+    hidden = output.span_inputs
+    if rows is not None:
+        hidden, valid, segments = hidden[rows], valid[rows], segments[rows]
+    spans = model.read_spans(hidden, valid, output.span_starts, output.span_ends, segments)
+    return F.log_softmax(model.output(model.dropout(spans.pooled)), dim=-1)
+
+
 def complement_loss(model: SelfExplainingModel, output: ModelOutput) -> torch.Tensor:
     """``log C - H(p_uniform)`` averaged over the batch, where ``p_uniform`` ``[B, C]`` is the
     prediction from the same token vectors with alpha uniform over each row's valid spans."""
     layer = model.span_layer
-    assert layer is not None and output.span_inputs is not None and output.span_valid is not None
+    assert layer is not None and output.span_valid is not None
     saved = layer.uniform, layer.normaliser
     layer.uniform, layer.normaliser = True, "softmax"  # all logits 0: the fused softmax path gives the mean
     try:
-        segments = output.span_segments
-        if segments is None:
-            segments = torch.zeros_like(output.span_valid, dtype=torch.long)
-        spans = model.read_spans(output.span_inputs, output.span_valid, output.span_starts, output.span_ends, segments)
+        log_probs = reread_log_probs(model, output, output.span_valid)
     finally:
         layer.uniform, layer.normaliser = saved
-    log_probs = F.log_softmax(model.output(model.dropout(spans.pooled)), dim=-1)
     entropy = -(log_probs.exp() * log_probs).sum(dim=-1)
     return (math.log(log_probs.shape[-1]) - entropy).mean()
 
@@ -63,21 +77,14 @@ def removal_loss(model: SelfExplainingModel, output: ModelOutput) -> torch.Tenso
     each row's top span (highest alpha) out of ``valid`` and the normaliser re-applied; 0 when no row has
     a second span."""
     assert model.span_layer is not None and output.alpha is not None and output.span_valid is not None
-    assert output.span_inputs is not None
     rows = torch.arange(output.alpha.shape[0], device=output.alpha.device)
     rest = output.span_valid.clone()
     rest[rows, output.alpha.detach().argmax(dim=1)] = False
     used = rest.any(dim=1)  # [B]
     if not used.any():
         return output.logits.sum() * 0.0
-    segments = output.span_segments
-    if segments is None:
-        segments = torch.zeros_like(rest, dtype=torch.long)
     keep = used.nonzero(as_tuple=True)[0]
-    spans = model.read_spans(
-        output.span_inputs[keep], rest[keep], output.span_starts, output.span_ends, segments[keep]
-    )
-    log_probs = F.log_softmax(model.output(model.dropout(spans.pooled)), dim=-1)  # [B', C]
+    log_probs = reread_log_probs(model, output, rest, keep)  # [B', C]
     decided = output.logits.detach()[keep].argmax(dim=-1, keepdim=True)
     held = log_probs.gather(1, decided).squeeze(1).exp().clamp(max=1.0 - 1e-6)
     return -torch.log1p(-held).mean()
