@@ -82,6 +82,11 @@ def add_command(commands: Any) -> None:
         help="with --erasure-weight: temperature of the target over spans (softmax of mean effect / T); "
         "lower puts the target on the one most needed word",
     )  # fmt: skip
+    distill.add_argument(
+        "--label-offsets", action="store_true",
+        help="after training, fit one offset per label on the dev split so that the surrogate's probabilities "
+        "follow the teacher's (the output bias only: alpha is unchanged; docs/surrogates.md)",
+    )  # fmt: skip
     distill.add_argument("--epochs", type=int, default=3)
     distill.add_argument("--batch-size", type=int, default=32)
     distill.add_argument("--lr", type=float, default=3e-5, help="encoder learning rate")
@@ -153,8 +158,10 @@ def run_distill(args: argparse.Namespace) -> int:
         erasure_weight=args.erasure_weight, erasure_temperature=args.erasure_temperature,
     )  # fmt: skip
     sources = {"data": str(args.data), "command": shlex.join(["selfexplain", *args.argv])}
-    result = distill(args.teacher, examples, args.out, student, options, args.holdout, args.dev_fraction,
-                     args.encoder, sources, args.pretrained_encoder, args.erasure_texts)  # fmt: skip
+    result = distill(
+        args.teacher, examples, args.out, student, options, args.holdout, args.dev_fraction, args.encoder, sources,
+        args.pretrained_encoder, args.erasure_texts, args.label_offsets,
+    )  # fmt: skip
     print(f"fidelity on the held-out split: {result.holdout.describe()}")
     print(result.alpha.describe())
     print(json.dumps({"student": str(result.student), "teacher": args.teacher, **result.holdout.to_dict()}))

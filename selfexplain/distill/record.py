@@ -10,6 +10,7 @@ from pathlib import Path
 
 from selfexplain.distill.carrier import CARRIER_PREFIX, TopSpanRepeat
 from selfexplain.distill.fidelity import DECISIVE_MARGIN, Fidelity
+from selfexplain.distill.offsets import OFFSET_KEY, applied_offsets, describe_offsets
 from selfexplain.modeling.config import ModelConfig
 from selfexplain.modeling.model_card import (
     Measure,
@@ -86,15 +87,19 @@ def record_distillation(
     config.save(folder)
     card = _card(folder, config)
     measured = fidelity_measures(holdout, f"{holdout.examples:,} held-out inputs, never trained on")
+    offsets = applied_offsets(config) if OFFSET_KEY.format(0) in config.metrics else None
+    use = "chose the checkpoint" + (" and fitted the label offsets" if offsets is not None else "")
     chosen = Measure(
         "agreement with the teacher (dev split)", f"{dev.agreement:.1%}",
-        "chose the checkpoint, so slightly optimistic", f"{dev.examples:,} dev inputs",
+        f"{use}, so slightly optimistic", f"{dev.examples:,} dev inputs",
     )  # fmt: skip
     carrier = alpha.limitation() if alpha is not None else None
     old = tuple(line for line in card.limitations if not line.startswith(CARRIER_PREFIX))  # a rerun measures anew
     limitations = tuple(dict.fromkeys((*SURROGATE_LIMITATIONS, *((carrier,) if carrier else ()), *old)))
-    recipe = tuple((k, v) for k, v in card.recipe if k != "teacher_folder")
+    recipe = tuple((k, v) for k, v in card.recipe if k not in ("teacher_folder", "label_offsets"))
     recipe += (("teacher_folder", teacher_folder),) if teacher_folder else ()  # where the app finds the teacher
+    if offsets is not None:
+        recipe += (("label_offsets", describe_offsets(offsets, config.label_names)),)
     card = replace(
         card,
         dev_accuracy=None,

@@ -32,6 +32,7 @@ from selfexplain.distill.fidelity import (
     split_indices,
     teacher_labelled,
 )
+from selfexplain.distill.offsets import LabelOffsets
 from selfexplain.distill.record import record_distillation
 from selfexplain.distill.teacher import Teacher, read_teacher, student_start, teacher_probabilities
 from selfexplain.errors import InvalidInputError
@@ -53,6 +54,7 @@ class DistillResult:
     teacher: Teacher
     splits: Splits
     alpha: TopSpanRepeat
+    offsets: LabelOffsets | None = None
 
 
 def cached_teacher_probabilities(
@@ -145,14 +147,16 @@ def distill(
     sources: dict[str, str] | None = None,
     pretrained_encoder: bool = False,
     erasure_texts: int | None = None,
+    label_offsets: bool = False,
 ) -> DistillResult:
     """Train a self-explaining surrogate of ``teacher_source`` on the texts of ``examples`` (their labels,
     if any, are ignored) into ``out``; ``student`` holds :class:`~selfexplain.modeling.config.ModelConfig` fields
     (head, normaliser, ...); ``pretrained_encoder``: the student's encoder keeps its published weights
     (see :func:`~selfexplain.distill.teacher.student_start`); ``erasure_texts``: with
     ``options.erasure_weight``, how many training texts (a seeded choice) get the teacher's word-deletion
-    effects (None: all; each costs one teacher pass per word). Returns the fidelity measured on the
-    held-out split."""
+    effects (None: all; each costs one teacher pass per word); ``label_offsets``: after training, fit
+    per-label offsets of the output bias on the dev split (:mod:`selfexplain.distill.offsets`). Returns the
+    fidelity measured on the held-out split."""
     from selfexplain.modeling.config import ModelConfig
 
     out = Path(out)
@@ -198,6 +202,15 @@ def distill(
         erasure_effects=[effects[i] for i in splits.train] if effects is not None else None,
     )  # fmt: skip
     best = out / "best"
+    offsets = None
+    if label_offsets:
+        from selfexplain.distill.offsets import offset_student
+
+        dev_inputs = [examples[i] for i in splits.dev]
+        offsets = offset_student(
+            best, dev_inputs, probabilities[splits.dev], options.max_length, options.progress, options.fused
+        )
+        print(offsets.describe())
     student_model = load_model(str(best), fused=options.fused)  # loaded once for the three measurements
     held_out = [examples[i] for i in splits.holdout]
     held = _student_fidelity(student_model, held_out, probabilities[splits.holdout], options)
@@ -212,4 +225,4 @@ def distill(
     folder = str(location.resolve()) if location.is_dir() else ""
     command = sources.get("command", "selfexplain distill")
     record_distillation(best, teacher.name, held, chosen, parts, command, folder, alpha)
-    return DistillResult(held, chosen, best, teacher, splits, alpha)
+    return DistillResult(held, chosen, best, teacher, splits, alpha, offsets)

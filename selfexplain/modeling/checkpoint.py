@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import torch
-from safetensors import SafetensorError
+from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_file, save_file
 from transformers import AutoConfig, AutoModel, PreTrainedModel, PreTrainedTokenizerBase
 
@@ -131,6 +131,23 @@ def save_model(
         else:
             model.encoder.config.save_pretrained(staging / ENCODER_CONFIG_DIR)
             save_file(state, str(staging / FULL_WEIGHTS), metadata={"format": "selfexplain-full"})
+
+
+def shift_output_bias(directory: Path, delta: torch.Tensor) -> None:
+    """Add ``delta`` ``[C]`` to the output layer's bias in a folder written by :func:`save_model` (the head
+    file of a compact folder, else the full weights; rewritten atomically, metadata kept)."""
+    directory = Path(directory)
+    path = directory / (HEAD_WEIGHTS if (directory / HEAD_WEIGHTS).is_file() else FULL_WEIGHTS)
+    with safe_open(str(path), "pt") as handle:
+        metadata = handle.metadata()
+    tensors = load_file(str(path))
+    bias = tensors["output.bias"]
+    if tuple(delta.shape) != tuple(bias.shape):
+        raise ValueError(f"an output bias of shape {tuple(bias.shape)} cannot take a shift of {tuple(delta.shape)}")
+    tensors["output.bias"] = (bias.double() + delta.double()).to(bias.dtype)
+    staging = path.with_name(f".{path.name}.tmp")
+    save_file(tensors, str(staging), metadata=metadata)
+    staging.replace(path)
 
 
 def _apply_delta(model: SelfExplainingModel, tensors: dict[str, torch.Tensor]) -> None:
