@@ -71,18 +71,18 @@ def describe_offsets(offsets: torch.Tensor, label_names: Sequence[str]) -> str:
 @dataclass(frozen=True)
 class LabelOffsets:
     """What ``--label-offsets`` did: the total offsets now in the folder's output bias ``[C]``, and the
-    dev split's fidelity before and after."""
+    dev split's fidelity before the fit."""
 
     offsets: torch.Tensor
     label_names: tuple[str, ...]
     before: Fidelity
-    after: Fidelity
 
-    def describe(self) -> str:
+    def describe(self, after: Fidelity) -> str:
+        """One line; ``after``: the dev split's fidelity measured on the shifted model."""
         return (
             f"label offsets fitted on the dev split ({describe_offsets(self.offsets, self.label_names)}): "
-            f"dev agreement {self.before.agreement:.1%} -> {self.after.agreement:.1%}, "
-            f"mean TVD {self.before.tvd:.3f} -> {self.after.tvd:.3f}"
+            f"dev agreement {self.before.agreement:.1%} -> {after.agreement:.1%}, "
+            f"mean TVD {self.before.tvd:.3f} -> {after.tvd:.3f}"
         )
 
 
@@ -90,23 +90,19 @@ def offset_student(
     folder: Path, examples: Sequence[Example], teacher: torch.Tensor, max_length: int, progress: bool, fused: bool
 ) -> LabelOffsets:
     """Fit offsets on ``examples`` (the dev split; ``teacher`` ``[E, C]``: the teacher's probabilities on
-    them), add them to the output bias of the model in ``folder`` and record the total in its metrics."""
+    them), add them to the output bias of the model in ``folder`` and record the total in its metrics.
+    The caller measures the shifted model from the folder (a compact folder rounds the bias to float16)."""
     from selfexplain.pipeline import load_model
     from selfexplain.training.evaluation import predict_examples
 
-    def probabilities() -> np.ndarray:
-        explainer = load_model(str(folder), fused=fused)
-        return predict_examples(
-            explainer, examples, progress=progress, description="offsets", max_length=max_length
-        ).probabilities
-
-    student = probabilities()
-    before = measure_fidelity(student, teacher)
+    explainer = load_model(str(folder), fused=fused)
+    student = predict_examples(
+        explainer, examples, progress=progress, description="offsets", max_length=max_length
+    ).probabilities
     found = fit_label_offsets(student, teacher)
     shift_output_bias(folder, found)
     config = ModelConfig.load(folder)
     total = applied_offsets(config) + found
     config.metrics = {**config.metrics, **{OFFSET_KEY.format(i): float(v) for i, v in enumerate(total)}}
     config.save(folder)
-    after = measure_fidelity(probabilities(), teacher)
-    return LabelOffsets(total, tuple(config.label_names), before, after)
+    return LabelOffsets(total, tuple(config.label_names), measure_fidelity(student, teacher))

@@ -210,11 +210,12 @@ def distill(
         offsets = offset_student(
             best, dev_inputs, probabilities[splits.dev], options.max_length, options.progress, options.fused
         )
-        print(offsets.describe())
     student_model = load_model(str(best), fused=options.fused)  # loaded once for the three measurements
     held_out = [examples[i] for i in splits.holdout]
     held = _student_fidelity(student_model, held_out, probabilities[splits.holdout], options)
     chosen = _student_fidelity(student_model, [examples[i] for i in splits.dev], probabilities[splits.dev], options)
+    if offsets is not None:
+        print(offsets.describe(chosen))
     alpha = top_span_repeat(student_model, held_out[:CARRIER_INPUTS], progress=options.progress)
     parts = (
         ("train", f"{data}: {len(splits.train):,} inputs, labelled by the teacher"),
