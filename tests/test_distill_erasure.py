@@ -89,6 +89,7 @@ def test_distill_caches_the_effects_of_the_chosen_texts_and_trains_on_them(
     out = tmp_path / "student"
     extra = ("--normaliser", "sparsemax", "--epochs", "1", "--erasure-weight", "0.5", "--erasure-texts", "10")
     assert _distill(teacher, texts, out, *extra, "--erasure-temperature", "0.02") == 0
+    assert "erasure effects: 10 of 34 training texts (29%)" in capsys.readouterr().out
     cached = unpack(load_file(str(out / "erasure.safetensors")))
     split = json.loads((out / "distill.json").read_text())
     measured = [i for i, effect in enumerate(cached) if len(effect)]

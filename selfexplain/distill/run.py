@@ -185,6 +185,9 @@ def distill(
         if erasure_texts is not None and erasure_texts < len(rows):
             rows = random.Random(options.seed).sample(rows, erasure_texts)
         effects = cached_erasure_effects(teacher, student_encoder, examples, probabilities, out, options, rows)
+        # the term's pull against a carrier token weakens as it reaches fewer texts (docs/surrogates.md)
+        share = len(rows) / len(splits.train)
+        print(f"erasure effects: {len(rows):,} of {len(splits.train):,} training texts ({share:.0%})")
     options = replace(options, init_from=init_from, teacher=teacher.source)
     (out / SPLITS_FILE).write_text(
         json.dumps({"seed": options.seed, "holdout": holdout, "dev": dev, **splits.__dict__}), encoding="utf-8"
