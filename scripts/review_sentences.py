@@ -6,6 +6,12 @@
 Reads every ``*.txt`` review under the folder (one review a file, lower-cased and tokenised like SST),
 drops the annotators' ``<POS>`` / ``<NEG>`` tags, splits the review after each ``.``, ``?`` or ``!``
 token, and writes the sentences of ``--min-words`` to ``--max-words`` words, each once, in file order.
+``--ended`` keeps only sentences that end in an end mark (the last sentence of a review may not);
+``--sample N`` writes a seeded choice of N of them (sorted, shuffled with ``--seed``, the first N):
+
+    python scripts/review_sentences.py ../shared/data/movie_rationales runs/reviews25k.txt \
+        --min-words 8 --max-words 45 --ended --sample 25000 --seed 40
+
 The reviews come from another corpus than SST's (Pang and Lee's IMDb polarity reviews, not Rotten
 Tomatoes snippets), so no SST test sentence is among them; their labels are not read.
 """
@@ -13,6 +19,7 @@ Tomatoes snippets), so no SST test sentence is among them; their labels are not 
 from __future__ import annotations
 
 import argparse
+import random
 import re
 from pathlib import Path
 
@@ -41,7 +48,12 @@ def main() -> None:
     parser.add_argument("target", type=Path)
     parser.add_argument("--min-words", type=int, default=4)
     parser.add_argument("--max-words", type=int, default=60)
+    parser.add_argument("--ended", action="store_true", help="only sentences whose last word is . ? or !")
+    parser.add_argument("--sample", type=int, default=None, metavar="N", help="a seeded choice of N sentences")
+    parser.add_argument("--seed", type=int, default=0, help="seed of --sample's choice")
     args = parser.parse_args()
+    if args.sample is not None and args.sample < 1:
+        parser.error("--sample must be 1 or more")
     files = sorted(args.folder.rglob("*.txt"))
     if not files:
         parser.error(f"{args.folder}: no .txt reviews")
@@ -50,12 +62,21 @@ def main() -> None:
     for path in files:
         for sentence in sentences(path.read_text(encoding="utf-8")):
             words = len(sentence.split())
-            if args.min_words <= words <= args.max_words and sentence not in seen:
+            ended = sentence.split()[-1] in END or not args.ended
+            if ended and args.min_words <= words <= args.max_words and sentence not in seen:
                 seen.add(sentence)
                 kept.append(sentence)
+    found = len(kept)
+    if args.sample is not None:
+        if args.sample > found:
+            parser.error(f"--sample {args.sample:,}: only {found:,} sentences match")
+        kept = sorted(kept)
+        random.Random(args.seed).shuffle(kept)
+        kept = kept[: args.sample]
     args.target.parent.mkdir(parents=True, exist_ok=True)
     args.target.write_text("\n".join(kept) + "\n", encoding="utf-8")
-    print(f"{len(kept):,} sentences from {len(files):,} reviews -> {args.target}")
+    chosen = f"{len(kept):,} of {found:,}" if args.sample is not None else f"{len(kept):,}"
+    print(f"{chosen} sentences from {len(files):,} reviews -> {args.target}")
 
 
 if __name__ == "__main__":

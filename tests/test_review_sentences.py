@@ -32,3 +32,42 @@ def test_the_script_keeps_sentences_of_the_chosen_length_once(tmp_path: Path) ->
     )  # fmt: skip
     assert out.read_text().splitlines() == ["one two three four .", "five words make a sentence !"]
     assert "2 sentences from 2 reviews" in done.stdout
+
+
+def test_ended_and_sample_choose_a_seeded_subset_of_ended_sentences(tmp_path: Path) -> None:
+    reviews = tmp_path / "reviews"
+    reviews.mkdir()
+    words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"]
+    text = " ".join(f"{w} is a word ." for w in words) + " an unended last sentence"
+    (reviews / "r.txt").write_text(text)
+
+    def run(*extra: str) -> tuple[list[str], str]:
+        out = tmp_path / "out.txt"
+        done = subprocess.run(
+            [sys.executable, str(SCRIPT), str(reviews), str(out), "--min-words", "4", *extra],
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        return out.read_text().splitlines(), done.stdout
+
+    everything, _ = run()
+    assert everything[-1] == "an unended last sentence"
+    ended, _ = run("--ended")
+    assert ended == [f"{w} is a word ." for w in words]
+    first, said = run("--ended", "--sample", "3", "--seed", "40")
+    again, _ = run("--ended", "--sample", "3", "--seed", "40")
+    other, _ = run("--ended", "--sample", "3", "--seed", "41")
+    assert first == again and len(first) == 3 and set(first) < set(ended)
+    assert other != first
+    assert "3 of 6 sentences" in said
+
+
+def test_a_sample_larger_than_the_sentences_is_refused(tmp_path: Path) -> None:
+    reviews = tmp_path / "reviews"
+    reviews.mkdir()
+    (reviews / "r.txt").write_text("one two three four .")
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), str(reviews), str(tmp_path / "o.txt"), "--sample", "2"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode != 0 and "only 1 sentences match" in done.stderr
+    assert not (tmp_path / "o.txt").exists()
