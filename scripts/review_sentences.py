@@ -61,9 +61,10 @@ def main() -> None:
     kept: list[str] = []
     for path in files:
         for sentence in sentences(path.read_text(encoding="utf-8")):
-            words = len(sentence.split())
-            ended = sentence.split()[-1] in END or not args.ended
-            if ended and args.min_words <= words <= args.max_words and sentence not in seen:
+            words = sentence.split()
+            if args.ended and words[-1] not in END:
+                continue
+            if args.min_words <= len(words) <= args.max_words and sentence not in seen:
                 seen.add(sentence)
                 kept.append(sentence)
     found = len(kept)
