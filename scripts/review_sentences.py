@@ -12,6 +12,10 @@ token, and writes the sentences of ``--min-words`` to ``--max-words`` words, eac
     python scripts/review_sentences.py ../shared/data/movie_rationales runs/reviews25k.txt \
         --min-words 8 --max-words 45 --ended --sample 25000 --seed 40
 
+``--drop-end-mark`` then removes each written sentence's closing end marks (after the choice, so the
+same options with and without it choose the same sentences): a model that always sees a closing ``.``
+can learn to read the whole sentence from it.
+
 The reviews come from another corpus than SST's (Pang and Lee's IMDb polarity reviews, not Rotten
 Tomatoes snippets), so no SST test sentence is among them; their labels are not read.
 """
@@ -42,6 +46,15 @@ def sentences(review: str) -> list[str]:
     return out
 
 
+def without_end_mark(sentence: str) -> str:
+    """The sentence without the run of end marks that closes it (a sentence of end marks only stays)."""
+    words = sentence.split()
+    end = len(words)
+    while end > 1 and words[end - 1] in END:
+        end -= 1
+    return " ".join(words[:end])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("folder", type=Path)
@@ -51,6 +64,7 @@ def main() -> None:
     parser.add_argument("--ended", action="store_true", help="only sentences whose last word is . ? or !")
     parser.add_argument("--sample", type=int, default=None, metavar="N", help="a seeded choice of N sentences")
     parser.add_argument("--seed", type=int, default=0, help="seed of --sample's choice")
+    parser.add_argument("--drop-end-mark", action="store_true", help="write each sentence without its closing . ? or !")
     args = parser.parse_args()
     if args.sample is not None and args.sample < 1:
         parser.error("--sample must be 1 or more")
@@ -74,6 +88,8 @@ def main() -> None:
         kept = sorted(kept)
         random.Random(args.seed).shuffle(kept)
         kept = kept[: args.sample]
+    if args.drop_end_mark:
+        kept = [without_end_mark(sentence) for sentence in kept]
     args.target.parent.mkdir(parents=True, exist_ok=True)
     args.target.write_text("\n".join(kept) + "\n", encoding="utf-8")
     chosen = f"{len(kept):,} of {found:,}" if args.sample is not None else f"{len(kept):,}"

@@ -71,3 +71,24 @@ def test_a_sample_larger_than_the_sentences_is_refused(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode != 0 and "only 1 sentences match" in done.stderr
     assert not (tmp_path / "o.txt").exists()
+
+
+def test_drop_end_mark_removes_the_closing_marks_after_the_same_choice(tmp_path: Path) -> None:
+    drop = load_script("review_sentences").without_end_mark
+    assert drop("a fine film !") == "a fine film"
+    assert drop("wait for it . . .") == "wait for it"
+    assert drop("no mark here") == "no mark here"
+    assert drop(". . .") == "."  # a sentence of end marks keeps one word rather than vanish
+    reviews = tmp_path / "reviews"
+    reviews.mkdir()
+    (reviews / "r.txt").write_text(" ".join(f"{w} is a word !" for w in ["alpha", "beta", "gamma", "delta"]))
+
+    def run(*extra: str) -> list[str]:
+        out = tmp_path / "out.txt"
+        common = ["--min-words", "4", "--max-words", "5", "--ended", "--sample", "2", "--seed", "7"]
+        subprocess.run([sys.executable, str(SCRIPT), str(reviews), str(out), *common, *extra], check=True)
+        return out.read_text().splitlines()
+
+    ended, dropped = run(), run("--drop-end-mark")
+    assert [s.removesuffix(" !") for s in ended] == dropped
+    assert all(not s.endswith("!") for s in dropped)
