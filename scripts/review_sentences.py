@@ -13,8 +13,9 @@ token, and writes the sentences of ``--min-words`` to ``--max-words`` words, eac
         --min-words 8 --max-words 45 --ended --sample 25000 --seed 40
 
 ``--drop-end-mark`` then removes each written sentence's closing end marks (after the choice, so the
-same options with and without it choose the same sentences): a model that always sees a closing ``.``
-can learn to read the whole sentence from it.
+same options with and without it choose the same sentences; two that differ only in that mark are
+then written once, so fewer than N may remain): a model that always sees a closing ``.`` can learn to
+read the whole sentence from it.
 
 The reviews come from another corpus than SST's (Pang and Lee's IMDb polarity reviews, not Rotten
 Tomatoes snippets), so no SST test sentence is among them; their labels are not read.
@@ -89,7 +90,7 @@ def main() -> None:
         random.Random(args.seed).shuffle(kept)
         kept = kept[: args.sample]
     if args.drop_end_mark:
-        kept = [without_end_mark(sentence) for sentence in kept]
+        kept = list(dict.fromkeys(without_end_mark(sentence) for sentence in kept))
     args.target.parent.mkdir(parents=True, exist_ok=True)
     args.target.write_text("\n".join(kept) + "\n", encoding="utf-8")
     chosen = f"{len(kept):,} of {found:,}" if args.sample is not None else f"{len(kept):,}"

@@ -92,3 +92,16 @@ def test_drop_end_mark_removes_the_closing_marks_after_the_same_choice(tmp_path:
     ended, dropped = run(), run("--drop-end-mark")
     assert [s.removesuffix(" !") for s in ended] == dropped
     assert all(not s.endswith("!") for s in dropped)
+
+
+def test_sentences_that_differ_only_in_their_end_mark_are_written_once(tmp_path: Path) -> None:
+    reviews = tmp_path / "reviews"
+    reviews.mkdir()
+    (reviews / "r.txt").write_text("a fine film indeed . a fine film indeed ! another one here .")
+    out = tmp_path / "out.txt"
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), str(reviews), str(out), "--min-words", "4", "--drop-end-mark"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert out.read_text().splitlines() == ["a fine film indeed", "another one here"]
+    assert "2 sentences" in done.stdout
