@@ -23,7 +23,7 @@ from transformers import (
 )
 
 from selfexplain.cli import main
-from selfexplain.distill.fidelity import measure_fidelity, split_indices
+from selfexplain.distill.fidelity import agreement_by_margin, describe_bands, measure_fidelity, split_indices
 from selfexplain.modeling.config import ModelConfig
 from selfexplain.modeling.model_card import read_model_card
 
@@ -121,6 +121,27 @@ def test_measure_fidelity_and_the_split() -> None:
     assert split_indices(100, 0.1, 0.05, seed=7) == splits != split_indices(100, 0.1, 0.05, seed=8)
 
 
+def test_agreement_by_the_teachers_margin() -> None:
+    # teacher margins 0.02, 0.1 (on the edge: the upper band), 0.3, 0.3, 0.9; the student misses the first two
+    teacher = torch.tensor([[0.51, 0.49], [0.45, 0.55], [0.65, 0.35], [0.35, 0.65], [0.95, 0.05]])
+    student = torch.tensor([[0.4, 0.6], [0.6, 0.4], [0.9, 0.1], [0.2, 0.8], [0.7, 0.3]])
+    bands = agreement_by_margin(student, teacher)
+    assert [(b.low, b.high, b.count) for b in bands] == [
+        (0.0, 0.05, 1), (0.05, 0.1, 0), (0.1, 0.2, 1), (0.2, 0.4, 2), (0.4, 1.0, 1)
+    ]  # fmt: skip
+    assert [b.agreement for b in bands] == [0.0, None, 0.0, 1.0, 1.0]
+    assert sum(b.share for b in bands) == pytest.approx(1.0) and bands[3].share == pytest.approx(0.4)
+    assert sum(b.count * b.agreement for b in bands if b.count) / 5 == measure_fidelity(student, teacher).agreement
+    text = describe_bands(bands).splitlines()
+    assert text[1] == "  teacher margin 0.05-0.1: 0% of inputs, agreement — (0)"
+    assert text[3] == "  teacher margin 0.2-0.4: 40% of inputs, agreement 100.0% (2)"
+    assert [b.count for b in agreement_by_margin(student, teacher, edges=[0.5])] == [4, 1]
+    with pytest.raises(ValueError, match="must increase"):
+        agreement_by_margin(student, teacher, edges=[0.2, 0.1])
+    with pytest.raises(ValueError, match="one shape"):
+        agreement_by_margin(student[:2], teacher)
+
+
 def test_distill_a_bert_classifier_measures_fidelity_and_writes_it(
     tiny_encoder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -153,8 +174,11 @@ def test_distill_a_bert_classifier_measures_fidelity_and_writes_it(
     # fidelity on any file, recorded in the card beside the held-out figures
     assert main(["fidelity", "--model", str(out / "best"), "--teacher", str(teacher), "--data",
                  str(tmp_path / "texts.txt"), "--record", "--no-progress", "--no-fused"]) == 0  # fmt: skip
-    measured = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    lines = capsys.readouterr().out.strip().splitlines()
+    measured = json.loads(lines[-1])
     assert measured["examples"] == 48 and measured["agreement"] > 1 / 3
+    assert lines[0].startswith(f"agreement {measured['agreement']:.1%}") and "teacher's margin" in lines[1]
+    assert sum(band["count"] for band in measured["by_margin"]) == 48 and len(lines) == 2 + 5 + 1
     assert any(str(tmp_path / "texts.txt") in m.measured_on for m in read_model_card(out / "best").fidelity)
 
 

@@ -169,7 +169,7 @@ def run_distill(args: argparse.Namespace) -> int:
 
 
 def run_fidelity(args: argparse.Namespace) -> int:
-    from selfexplain.distill.fidelity import measure_fidelity
+    from selfexplain.distill.fidelity import agreement_by_margin, describe_bands, measure_fidelity
     from selfexplain.distill.record import record_fidelity
     from selfexplain.distill.teacher import read_teacher, teacher_probabilities
     from selfexplain.errors import InvalidInputError
@@ -190,7 +190,12 @@ def run_fidelity(args: argparse.Namespace) -> int:
     if args.record and explainer.directory is not None:
         command = shlex.join(["selfexplain", *args.argv])
         record_fidelity(explainer.directory, teacher.name, fidelity, str(args.data), command)
-    figures = {"model": explainer.name, "teacher": args.teacher, "data": str(args.data), **fidelity.to_dict()}
+    bands = agreement_by_margin(student.probabilities, targets)
+    print(fidelity.describe())
+    print("agreement by the teacher's margin (the gap between its two most probable labels):")
+    print(describe_bands(bands))
+    figures = {"model": explainer.name, "teacher": args.teacher, "data": str(args.data), **fidelity.to_dict(),
+               "by_margin": [band.to_dict() for band in bands]}  # fmt: skip
     if args.deletion:
         from selfexplain.distill.predictor import TeacherPredictor
         from selfexplain.distill.transfer import teacher_deletion
