@@ -56,11 +56,20 @@ class Fidelity:
         )
 
 
+_TOLERANCE = 1e-12
+"""Float slack at a margin cut: a gap of 0.2 in float arithmetic counts as 0.2."""
+
+
+def teacher_margins(probabilities: np.ndarray | torch.Tensor) -> torch.Tensor:
+    """``[E]`` float64: the gap between the two highest values of each row of ``probabilities`` ``[E, C]``."""
+    top = torch.as_tensor(probabilities, dtype=torch.float64).topk(2, dim=1).values
+    return top[:, 0] - top[:, 1]
+
+
 def decisive(probabilities: np.ndarray | torch.Tensor) -> torch.Tensor:
     """``[E]`` bool: whether each row of ``probabilities`` ``[E, C]`` (C ≥ 2) has its two highest values
     :data:`DECISIVE_MARGIN` or more apart."""
-    top = torch.as_tensor(probabilities, dtype=torch.float64).topk(2, dim=1).values
-    return (top[:, 0] - top[:, 1]) >= DECISIVE_MARGIN - 1e-12
+    return teacher_margins(probabilities) >= DECISIVE_MARGIN - _TOLERANCE
 
 
 def _tables(
@@ -105,12 +114,10 @@ def agreement_by_margin(
     s, t = _tables(student, teacher)
     if list(edges) != sorted(set(edges)) or not all(0 < e < 1 for e in edges):
         raise ValueError(f"margin edges must increase inside (0, 1), got {list(edges)}")
-    top = t.topk(2, dim=1).values
-    margin = top[:, 0] - top[:, 1]
+    margin = teacher_margins(t)
     same = (s.argmax(dim=1) == t.argmax(dim=1)).double()
     bounds = [0.0, *edges, 1.0]
-    # the same tolerance as decisive(): a margin of 0.2 in float arithmetic counts as 0.2
-    band = torch.bucketize(margin + 1e-12, torch.tensor(bounds[1:-1], dtype=torch.float64), right=True)
+    band = torch.bucketize(margin + _TOLERANCE, torch.tensor(bounds[1:-1], dtype=torch.float64), right=True)
     bands = []
     for index, (low, high) in enumerate(zip(bounds[:-1], bounds[1:])):
         inside = band == index
