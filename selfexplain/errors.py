@@ -44,6 +44,10 @@ class UnknownModelError(LookupError):
     """No shipped model has this name and no folder exists at this path."""
 
 
+class TrainingDivergedError(RuntimeError):
+    """Training kept producing a non-finite loss or gradient; the last finished epoch stays saved."""
+
+
 USER_ERRORS: tuple[type[BaseException], ...] = (
     DataError,
     EncoderNotFoundError,
@@ -52,6 +56,7 @@ USER_ERRORS: tuple[type[BaseException], ...] = (
     InputTooLongError,
     InvalidInputError,
     UnknownModelError,
+    TrainingDivergedError,
     OSError,  # unreadable input, full disk, read-only output folder: reported, never a traceback
 )
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import torch
 
 from selfexplain.data import Example
@@ -115,3 +116,42 @@ def test_a_bad_model_option_is_refused_in_one_line(tiny_encoder, tmp_path, capsy
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and message in err[0] and "Traceback" not in err[0]
     assert not (tmp_path / "run").exists()  # refused before anything was written
+
+
+def _nan_on(steps: set[int], monkeypatch) -> None:
+    """Make ``batch_loss`` return NaN on the given (1-based) calls."""
+    import selfexplain.training.loop as loop
+
+    real = loop.batch_loss
+    calls = {"n": 0}
+
+    def poisoned(*args, **kwargs):
+        calls["n"] += 1
+        loss = real(*args, **kwargs)
+        return loss * float("nan") if calls["n"] in steps else loss
+
+    monkeypatch.setattr(loop, "batch_loss", poisoned)
+
+
+def test_a_non_finite_step_is_skipped_and_reported(tiny_encoder: Path, tmp_path: Path, monkeypatch) -> None:
+    torch.manual_seed(0)
+    _nan_on({2}, monkeypatch)
+    config = ModelConfig(encoder=str(tiny_encoder), label_names=["neg", "pos"], name="toy", lambda_=0.0, dropout=0.0)
+    options = TrainOptions(epochs=1, batch_size=8, learning_rate=1e-3, head_learning_rate=1e-2, progress=False)
+    metrics = train(config, toy_examples(32), toy_examples(8), tmp_path / "run", options)
+    assert metrics["history"][0]["skipped_steps"] == 1
+    model, _ = load_model_directory(tmp_path / "run" / "best")
+    assert all(torch.isfinite(p).all() for p in model.parameters())
+
+
+def test_training_that_keeps_diverging_stops_with_one_line(tiny_encoder: Path, tmp_path: Path, monkeypatch) -> None:
+    import selfexplain.training.loop as loop
+    from selfexplain.errors import USER_ERRORS, TrainingDivergedError
+
+    _nan_on(set(range(1, 100)), monkeypatch)
+    monkeypatch.setattr(loop, "MAX_SKIPPED_STEPS", 2)
+    config = ModelConfig(encoder=str(tiny_encoder), label_names=["neg", "pos"], name="toy", lambda_=0.0)
+    options = TrainOptions(epochs=1, batch_size=8, progress=False)
+    with pytest.raises(TrainingDivergedError, match="3 steps of epoch 1 had a non-finite") as raised:
+        train(config, toy_examples(32), toy_examples(8), tmp_path / "run", options)
+    assert isinstance(raised.value, USER_ERRORS) and "--lr" in str(raised.value)

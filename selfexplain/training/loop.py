@@ -25,6 +25,7 @@ from tqdm.auto import tqdm
 from transformers import PreTrainedTokenizerBase
 
 from selfexplain.data import Example
+from selfexplain.errors import TrainingDivergedError
 from selfexplain.inputs import WindowSettings, plan_inputs
 from selfexplain.modeling.checkpoint import atomic_directory, load_model_directory, save_model
 from selfexplain.modeling.config import ModelConfig
@@ -44,6 +45,8 @@ from selfexplain.training.objectives import (
 from selfexplain.training.warm_start import TeacherLoss, teacher_loss, teacher_targets, warm_start
 
 STATE_TENSORS = "optimizer.safetensors"
+# steps an epoch may skip for a non-finite gradient (or a tenth of its steps, if more) before training stops
+MAX_SKIPPED_STEPS = 20
 STATE_JSON = "training_state.json"
 
 
@@ -278,6 +281,7 @@ def train(
             disable=not (options.progress and accelerator.is_main_process),
         )
         running = 0.0
+        skipped = 0
         for step, index in enumerate(bar):
             global_step = epoch * steps_per_epoch + step * accelerator.num_processes
             for group in optimizer.param_groups:
@@ -289,7 +293,18 @@ def train(
             chunk_effects = [erasure_effects[i] for i in index] if erasure_effects is not None else None
             loss = batch_loss(model, tokenizer, chunk, options, accelerator.device, chunk_targets, chunk_effects)
             accelerator.backward(loss)
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            if not torch.isfinite(norm):
+                # one NaN or inf step would poison every weight (and crash the next forward); the norm
+                # is the same on every process after the all-reduce, so they all skip together
+                optimizer.zero_grad(set_to_none=True)
+                skipped += 1
+                if skipped > max(MAX_SKIPPED_STEPS, steps_per_epoch // 10):
+                    raise TrainingDivergedError(
+                        f"training diverged: {skipped} steps of epoch {epoch + 1} had a non-finite loss or "
+                        "gradient; lower --lr (and --head-lr) or the objective weights"
+                    )
+                continue
             optimizer.step()
             optimizer.zero_grad(set_to_none=True)
             value = float(loss.detach())
@@ -309,8 +324,9 @@ def train(
             max_length=options.max_length,
         )
         accuracy = float(dev.accuracy or 0.0)
-        history.append({"epoch": epoch + 1, "dev_accuracy": accuracy, "train_loss": running})
-        accelerator.print(f"epoch {epoch + 1}: dev accuracy {accuracy:.4f}")
+        history.append({"epoch": epoch + 1, "dev_accuracy": accuracy, "train_loss": running, "skipped_steps": skipped})
+        note = f" ({skipped} steps skipped: non-finite gradient)" if skipped else ""
+        accelerator.print(f"epoch {epoch + 1}: dev accuracy {accuracy:.4f}{note}")
         if accuracy > best:
             best = accuracy
             core.config.metrics = {"dev_accuracy": accuracy, "epoch": float(epoch + 1)}
