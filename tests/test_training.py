@@ -6,7 +6,9 @@ from pathlib import Path
 import pytest
 import torch
 
+import selfexplain.training.loop as loop
 from selfexplain.data import Example
+from selfexplain.errors import USER_ERRORS, TrainingDivergedError
 from selfexplain.modeling.checkpoint import load_model_directory
 from selfexplain.modeling.config import ModelConfig
 from selfexplain.training.loop import TrainOptions, epoch_batches, train
@@ -120,8 +122,6 @@ def test_a_bad_model_option_is_refused_in_one_line(tiny_encoder, tmp_path, capsy
 
 def _nan_on(steps: set[int], monkeypatch) -> None:
     """Make ``batch_loss`` return NaN on the given (1-based) calls."""
-    import selfexplain.training.loop as loop
-
     real = loop.batch_loss
     calls = {"n": 0}
 
@@ -145,9 +145,6 @@ def test_a_non_finite_step_is_skipped_and_reported(tiny_encoder: Path, tmp_path:
 
 
 def test_training_that_keeps_diverging_stops_with_one_line(tiny_encoder: Path, tmp_path: Path, monkeypatch) -> None:
-    import selfexplain.training.loop as loop
-    from selfexplain.errors import USER_ERRORS, TrainingDivergedError
-
     _nan_on(set(range(1, 100)), monkeypatch)
     monkeypatch.setattr(loop, "MAX_SKIPPED_STEPS", 2)
     config = ModelConfig(encoder=str(tiny_encoder), label_names=["neg", "pos"], name="toy", lambda_=0.0)

@@ -45,9 +45,9 @@ from selfexplain.training.objectives import (
 from selfexplain.training.warm_start import TeacherLoss, teacher_loss, teacher_targets, warm_start
 
 STATE_TENSORS = "optimizer.safetensors"
+STATE_JSON = "training_state.json"
 # steps an epoch may skip for a non-finite gradient (or a tenth of its steps, if more) before training stops
 MAX_SKIPPED_STEPS = 20
-STATE_JSON = "training_state.json"
 
 
 @dataclass(frozen=True)
