@@ -81,13 +81,20 @@ def click_grid_cell(page, grid, cell: int | str, shown: str) -> None:
     """Click point ``cell`` of the alpha grid (its index, or a function of the grid element that returns it)
     until ``shown`` appears. Plotly may redraw the grid once more after the run, and a click then is lost;
     each try waits on the grid itself (not any plot), since a redraw can leave it without ``_fullData``, and
-    takes the grid afresh, since a redraw can also replace the element a handle holds."""
-    for _ in range(3):
-        handle = grid.element_handle()
+    takes the grid afresh, since a redraw can also replace the element a handle holds. While a rerun
+    replaces the grid, the old and the new one can both be on the page for a moment (the locator then
+    matches two elements): that try waits a second and starts again."""
+    for _ in range(5):
         try:
+            handle = grid.element_handle()
             page.wait_for_function("e => e._fullData?.some(t => t.name === 'spans')", arg=handle, timeout=20_000)
         except sync_api.TimeoutError:
             continue  # a redraw replaced the element this handle holds: take the grid again
+        except sync_api.Error as err:
+            if "strict mode violation" not in str(err):
+                raise
+            page.wait_for_timeout(1_000)  # the old grid is still on the page beside the new one
+            continue
         index = cell if isinstance(cell, int) else handle.evaluate(cell)
         assert index >= 0
         grid.locator(".scatterlayer .point").nth(index).click(force=True)
