@@ -77,6 +77,11 @@ def explain(page, text: str) -> None:
     page.wait_for_selector("text=Self-explaining alpha", timeout=90_000)
 
 
+def alpha_grid(page):
+    """The Explain page's alpha grid (a Plotly figure; the attention heatmaps are figures too)."""
+    return page.locator(".js-plotly-plot").filter(has_text="Self-explaining alpha")
+
+
 def click_grid_cell(page, grid, cell: int | str, shown: str) -> None:
     """Click point ``cell`` of the alpha grid (its index, or a function of the grid element that returns it)
     until ``shown`` appears. Plotly may redraw the grid once more after the run, and a click then is lost;
@@ -114,7 +119,7 @@ def test_type_click_highlight_download(browser, app_url: str) -> None:
     assert page.locator("text=Raw self-attention").count() >= 1
     assert page.locator(".selfexplain-highlight mark").count() >= 1
     # click a cell of the span grid: the transparent markers carry (start, end)
-    grid = page.locator(".js-plotly-plot").filter(has_text="Self-explaining alpha")
+    grid = alpha_grid(page)
     # "Selected: rank N, alpha ...", or for a cell of a sparse alpha's zeros "Selected: alpha 0, not ranked"
     click_grid_cell(page, grid, 3, "text=Selected:")
     page.wait_for_selector(DONE, timeout=60_000)
@@ -157,8 +162,7 @@ def test_table_then_grid_selection_goes_idle(browser, app_url: str) -> None:
     page.mouse.click(box["x"] + 18, box["y"] + 35 + 17)  # the first row's selection checkbox
     page.wait_for_selector("text=Selected: rank 1,", timeout=60_000)
     page.wait_for_selector(DONE, timeout=60_000)
-    grid = page.locator(".js-plotly-plot").filter(has_text="Self-explaining alpha")
-    grid.locator(".scatterlayer .point").nth(3).click(force=True)
+    click_grid_cell(page, alpha_grid(page), 3, "text=Selected:")
     page.wait_for_timeout(2000)
     page.wait_for_selector(DONE, timeout=60_000)
     selected = page.locator("text=Selected:").inner_text()  # a zero cell: "Selected: alpha 0, not ranked"
@@ -182,7 +186,7 @@ def test_edit_a_span_see_what_moved_and_undo(browser, app_url: str) -> None:
     page = open_page(browser, app_url, dialogs)
     original = "The visuals are gorgeous, but the story is thin and the ending falls flat."
     explain(page, original)
-    grid = page.locator(".js-plotly-plot").filter(has_text="Self-explaining alpha")
+    grid = alpha_grid(page)
     # the top span's cell: a sparse alpha leaves most spans at 0, and deleting one of those moves nothing
     top_cell = "el => Array.from(el._fullData.find(t => t.name === 'spans').customdata, r => Number(r[3])).indexOf(1)"
     click_grid_cell(page, grid, top_cell, "text=Selected: rank 1")
