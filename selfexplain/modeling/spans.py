@@ -211,15 +211,22 @@ class SpanLayer(nn.Module):
 
     def _chunk(
         self,
+        weight: torch.Tensor,
+        bias: torch.Tensor,
+        prior: float,
         starts: torch.Tensor,
         ends: torch.Tensor,
         valid: torch.Tensor,
         *features: torch.Tensor,
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """One chunk: logits ``[B,K]``, chunk max ``[B]``, exp-weighted sum ``[B,H]``."""
-        weight, bias = self._interpretation()
+        """One chunk: logits ``[B,K]``, chunk max ``[B]``, exp-weighted sum ``[B,H]``. ``weight`` ``[H]``,
+        ``bias`` ``[]`` and the per-piece length ``prior`` come in as arguments, not from the layer's
+        state: a checkpointed chunk is recomputed during backward, when a caller that switched the layer
+        (the complement term's uniform alpha) has already switched it back."""
         vectors = self.span_vectors(features, starts, ends)
-        logits = self._with_prior(vectors @ weight + bias, starts, ends)
+        logits = vectors @ weight + bias
+        if prior:
+            logits = logits - (ends - starts).to(logits.dtype) * prior
         logits = logits.masked_fill(~valid, float("-inf"))
         peak = logits.amax(dim=1).clamp_min(torch.finfo(logits.dtype).min)
         weights = torch.exp(logits - peak.unsqueeze(1))
@@ -350,9 +357,11 @@ class SpanLayer(nn.Module):
         chunk = max(1, budget // max(1, batch * size))
         bounds = range(0, starts.numel(), chunk)
         recompute = torch.is_grad_enabled() and len(bounds) > 1
+        weight, bias = self._interpretation()
+        prior = self.length_prior / self.temperature if self._has_prior else 0.0
         parts = []
         for lo in bounds:
-            args = (starts[lo : lo + chunk], ends[lo : lo + chunk], valid[:, lo : lo + chunk])
+            args = (weight, bias, prior, starts[lo : lo + chunk], ends[lo : lo + chunk], valid[:, lo : lo + chunk])
             if recompute:
                 parts.append(checkpoint(self._chunk, *args, *features, use_reentrant=False))
             else:
