@@ -89,6 +89,11 @@ def span_validity(
     return valid
 
 
+def _less_prior(logits: torch.Tensor, starts: torch.Tensor, ends: torch.Tensor, prior: float) -> torch.Tensor:
+    """``logits`` less ``prior * (ends - starts)`` (``prior`` per extra piece); unchanged when ``prior`` is 0."""
+    return logits - (ends - starts).to(logits.dtype) * prior if prior else logits
+
+
 @dataclass(frozen=True)
 class SpanLayerOutput:
     """``pooled`` ``[B, H]`` alpha-weighted span vector; ``logits`` and ``alpha`` ``[B, S]``."""
@@ -202,12 +207,16 @@ class SpanLayer(nn.Module):
         """Whether scores carry the span-length prior (set, and alpha not fixed uniform)."""
         return bool(self.length_prior) and not self.uniform
 
+    @property
+    def _prior_per_piece(self) -> float:
+        """What each extra piece of a span takes from its score: ``length_prior / temperature``, 0 without
+        a prior."""
+        return self.length_prior / self.temperature if self._has_prior else 0.0
+
     def _with_prior(self, logits: torch.Tensor, starts: torch.Tensor, ends: torch.Tensor) -> torch.Tensor:
         """``logits`` (shaped like ``starts``/``ends``, or broadcast over a leading batch) less the
         span-length prior ``length_prior * (ends - starts) / temperature``; unchanged without one."""
-        if not self._has_prior:
-            return logits
-        return logits - (ends - starts).to(logits.dtype) * (self.length_prior / self.temperature)
+        return _less_prior(logits, starts, ends, self._prior_per_piece)
 
     def _chunk(
         self,
@@ -224,9 +233,7 @@ class SpanLayer(nn.Module):
         state: a checkpointed chunk is recomputed during backward, when a caller that switched the layer
         (the complement term's uniform alpha) has already switched it back."""
         vectors = self.span_vectors(features, starts, ends)
-        logits = vectors @ weight + bias
-        if prior:
-            logits = logits - (ends - starts).to(logits.dtype) * prior
+        logits = _less_prior(vectors @ weight + bias, starts, ends, prior)
         logits = logits.masked_fill(~valid, float("-inf"))
         peak = logits.amax(dim=1).clamp_min(torch.finfo(logits.dtype).min)
         weights = torch.exp(logits - peak.unsqueeze(1))
@@ -358,7 +365,7 @@ class SpanLayer(nn.Module):
         bounds = range(0, starts.numel(), chunk)
         recompute = torch.is_grad_enabled() and len(bounds) > 1
         weight, bias = self._interpretation()
-        prior = self.length_prior / self.temperature if self._has_prior else 0.0
+        prior = self._prior_per_piece
         parts = []
         for lo in bounds:
             args = (weight, bias, prior, starts[lo : lo + chunk], ends[lo : lo + chunk], valid[:, lo : lo + chunk])
