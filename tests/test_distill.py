@@ -392,3 +392,34 @@ def test_a_selfexplain_teacher_on_the_packaged_encoder_reads_with_the_hub_off(mo
     monkeypatch.setenv("SELFEXPLAIN_HUB", "0")
     teacher = read_teacher("sst5-minilm-mean")
     assert teacher.kind == "selfexplain" and teacher.family == "bert" and len(teacher.label_names) == 5
+
+
+def test_dropout_reaches_the_head_and_every_encoder_layer_while_training(
+    tiny_encoder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--dropout 0`` sets the head's rate (saved in the student's config) and every encoder dropout layer
+    for the run (recorded in its options); a rate outside [0, 1) is refused in one line."""
+    from selfexplain.training import loop
+
+    seen: list[list[float]] = []
+
+    def recorded(model, rate):
+        count = set_dropout(model, rate)
+        seen.append([m.p for m in model.encoder.modules() if isinstance(m, torch.nn.Dropout)])
+        return count
+
+    set_dropout = loop.set_encoder_dropout
+    monkeypatch.setattr(loop, "set_encoder_dropout", recorded)
+    teacher = bert_teacher(tiny_encoder, tmp_path / "teacher")
+    texts = _texts(tmp_path / "texts.txt")
+    out = tmp_path / "student"
+    assert _distill(teacher, texts, out, "--epochs", "1", "--dropout", "0") == 0
+    assert len(seen) == 1 and len(seen[0]) >= 5 and set(seen[0]) == {0.0}
+    assert ModelConfig.load(out / "best").dropout == 0.0
+    assert json.loads((out / "metrics.json").read_text())["options"]["encoder_dropout"] == 0.0
+    capsys.readouterr()
+    for bad in ("1", "-0.1"):
+        assert _distill(teacher, texts, tmp_path / "refused", "--dropout", bad) == 2
+        error = capsys.readouterr().err.strip()
+        assert "--dropout must be at least 0 and below 1" in error and "\n" not in error
+        assert not (tmp_path / "refused").exists()

@@ -152,3 +152,24 @@ def test_training_that_keeps_diverging_stops_with_one_line(tiny_encoder: Path, t
     with pytest.raises(TrainingDivergedError, match="3 steps of epoch 1 had a non-finite") as raised:
         train(config, toy_examples(32), toy_examples(8), tmp_path / "run", options)
     assert isinstance(raised.value, USER_ERRORS) and "--lr" in str(raised.value)
+
+
+def test_encoder_dropout_zero_makes_training_mode_deterministic(tiny_encoder: Path) -> None:
+    """With the encoder's dropout at 0 (and the head's), two training-mode forwards agree; at the
+    encoder's own rate they differ. The encoder config keeps its own rate (the setting is not saved)."""
+    from selfexplain.modeling.model import SelfExplainingModel
+
+    torch.manual_seed(0)
+    config = ModelConfig(encoder=str(tiny_encoder), label_names=["neg", "pos"], name="toy", dropout=0.0)
+    model = SelfExplainingModel(config).train()
+    ids = torch.randint(5, 100, (2, 9))
+    mask = torch.ones_like(ids)
+
+    def hidden() -> torch.Tensor:
+        return model.encoder(input_ids=ids, attention_mask=mask).last_hidden_state
+
+    assert not torch.equal(hidden(), hidden())
+    own = model.encoder.config.hidden_dropout_prob
+    assert loop.set_encoder_dropout(model, 0.0) > 0
+    assert torch.equal(hidden(), hidden())
+    assert model.encoder.config.hidden_dropout_prob == own

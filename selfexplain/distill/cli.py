@@ -87,6 +87,11 @@ def add_command(commands: Any) -> None:
         help="after training, fit one offset per label on the dev split so that the surrogate's probabilities "
         "follow the teacher's (the output bias only: alpha is unchanged; docs/surrogates.md)",
     )  # fmt: skip
+    distill.add_argument(
+        "--dropout", type=float, default=None, metavar="P",
+        help="dropout rate while training, in the head and every encoder layer (default: the head's 0.1 and the "
+        "encoder's own); 0 lets the surrogate fit the teacher's near-ties",
+    )  # fmt: skip
     distill.add_argument("--epochs", type=int, default=3)
     distill.add_argument("--batch-size", type=int, default=32)
     distill.add_argument("--lr", type=float, default=3e-5, help="encoder learning rate")
@@ -141,6 +146,8 @@ def run_distill(args: argparse.Namespace) -> int:
         raise InvalidInputError("--erasure-texts must be 1 or more")
     if not args.erasure_temperature > 0:
         raise InvalidInputError("--erasure-temperature must be above 0")
+    if args.dropout is not None and not 0 <= args.dropout < 1:
+        raise InvalidInputError("--dropout must be at least 0 and below 1")
     examples = _texts(args)
     student = {
         "span_representation": args.span_representation, "span_unit": args.span_unit,
@@ -148,6 +155,8 @@ def run_distill(args: argparse.Namespace) -> int:
         "encoder_layer": args.encoder_layer, "max_span_width": args.max_span_width,
         "span_length_prior": args.span_length_prior,
     }  # fmt: skip
+    if args.dropout is not None:
+        student["dropout"] = args.dropout
     options = TrainOptions(
         epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.lr, head_learning_rate=args.head_lr,
         seed=args.seed, max_length=args.max_length, compact=args.compact, progress=not args.no_progress,
@@ -156,6 +165,7 @@ def run_distill(args: argparse.Namespace) -> int:
         complement_weight=args.complement_weight, sufficiency_weight=args.sufficiency_weight,
         removal_weight=args.removal_weight,
         erasure_weight=args.erasure_weight, erasure_temperature=args.erasure_temperature,
+        encoder_dropout=args.dropout,
     )  # fmt: skip
     sources = {"data": str(args.data), "command": shlex.join(["selfexplain", *args.argv])}
     result = distill(

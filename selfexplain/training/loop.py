@@ -84,6 +84,8 @@ class TrainOptions:
     # the teacher's word-deletion effects, given by the caller (selfexplain distill --erasure-weight)
     erasure_weight: float = 0.0
     erasure_temperature: float = 0.05
+    # the encoder's dropout rate while training (None: the rate in its own config); eval mode has none
+    encoder_dropout: float | None = None
 
 
 def annealed_temperature(step: int, total: int, start: float) -> float:
@@ -92,6 +94,15 @@ def annealed_temperature(step: int, total: int, start: float) -> float:
         return 1.0
     progress = min(1.0, step / max(1.0, total / 2))
     return float(start ** (1.0 - progress))
+
+
+def set_encoder_dropout(model: SelfExplainingModel, rate: float) -> int:
+    """Set every dropout layer of ``model.encoder`` to ``rate``; returns how many were set. Only training
+    sees the rate (it is not saved: the encoder config keeps its own)."""
+    layers = [module for module in model.encoder.modules() if isinstance(module, torch.nn.Dropout)]
+    for layer in layers:
+        layer.p = rate
+    return len(layers)
 
 
 def seed_everything(seed: int) -> None:
@@ -250,6 +261,8 @@ def train(
         if options.init_from:
             copied = warm_start(model, options.init_from)
             accelerator.print(f"warm start from {options.init_from}: {' and '.join(copied)} copied")
+    if options.encoder_dropout is not None:
+        set_encoder_dropout(model, options.encoder_dropout)
     targets = teacher_probabilities
     if options.teacher and targets is None:
         # computed before any training step (and again on resume: the teacher is fixed, so identically)
