@@ -90,7 +90,7 @@ def add_command(commands: Any) -> None:
     distill.add_argument(
         "--dropout", type=float, default=None, metavar="P",
         help="dropout rate while training, in the head and every encoder layer (default: the head's 0.1 and the "
-        "encoder's own); 0 lets the surrogate fit the teacher's near-ties",
+        "encoder's own; docs/surrogates.md)",
     )  # fmt: skip
     distill.add_argument("--epochs", type=int, default=3)
     distill.add_argument("--batch-size", type=int, default=32)
