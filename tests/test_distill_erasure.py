@@ -15,6 +15,7 @@ from transformers import AutoTokenizer
 from selfexplain.data import Example
 from selfexplain.distill.erasure import erasure_effects, pack, unpack, word_cuts
 from selfexplain.distill.teacher import read_teacher, teacher_probabilities
+from selfexplain.inputs import plan_inputs
 
 
 @pytest.fixture(scope="module")
@@ -102,3 +103,105 @@ def test_distill_caches_the_effects_of_the_chosen_texts_and_trains_on_them(
     monkeypatch.setattr(erasure, "teacher_probabilities", lambda *a, **k: pytest.fail("recomputed"))
     capsys.readouterr()
     assert _distill(teacher, texts, out, *extra[:-2], "--erasure-texts", "10", "--epochs", "2") == 0
+
+
+def test_own_effects_are_the_models_own_probability_drop(tiny_encoder: Path) -> None:
+    from conftest import make_explainer
+
+    from selfexplain.distill.erasure import own_effects
+
+    explainer = make_explainer(tiny_encoder, seed=3)
+    model, tokenizer = explainer.model, explainer.tokenizer
+    texts = ["a good and warm film", "the plot was dull , slow and boring"]
+    model.train()
+    effects = own_effects(model, tokenizer, texts)
+    assert model.training  # restored after its eval-mode reading
+    model.eval()
+
+    def probs(text: str) -> torch.Tensor:  # one text at a time: no padding beside it
+        ((_, batch),) = plan_inputs(tokenizer, [text], None, 128, "truncate").batches
+        with torch.no_grad():
+            return torch.softmax(model(**batch.model_inputs(torch.device("cpu"))).logits[0], dim=-1)
+
+    for text, effect in zip(texts, effects):
+        words, cuts = word_cuts(tokenizer, text)
+        whole = probs(text)
+        label = int(whole.argmax())
+        drops = [float(whole[label] - probs(cut)[label]) for cut in cuts]
+        expected = torch.tensor([0.0 if w is None else drops[w] for w in words])
+        assert effect.shape == (len(words),) and torch.allclose(effect, expected, atol=1e-5)
+        assert effect.abs().sum() > 0
+
+
+def test_with_own_effects_mixes_only_the_texts_that_have_effects(
+    tiny_encoder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from conftest import make_explainer
+
+    from selfexplain.distill import erasure
+
+    explainer = make_explainer(tiny_encoder, seed=3)
+    texts = ["a good film", "dull", "a slow , boring plot"]
+    own = erasure.own_effects(explainer.model, explainer.tokenizer, texts)
+    teacher = [torch.full_like(own[0], 0.4), torch.zeros(0), torch.full_like(own[2], -0.2)]
+    seen: list[list[str]] = []
+
+    def spy(model, tokenizer, chosen, max_length=128, batch_size=64):
+        seen.append(list(chosen))
+        return erasure.own_effects.__wrapped__(model, tokenizer, chosen, max_length, batch_size)
+
+    spy.__wrapped__ = erasure.own_effects  # type: ignore[attr-defined]
+    monkeypatch.setattr(erasure, "own_effects", spy)
+    half = erasure.with_own_effects(explainer.model, explainer.tokenizer, texts, teacher, 0.5)
+    assert seen == [[texts[0], texts[2]]]  # the text without teacher effects is not read
+    assert len(half[1]) == 0
+    assert torch.allclose(half[0], 0.5 * teacher[0] + 0.5 * own[0], atol=1e-6)
+    assert torch.allclose(half[2], 0.5 * teacher[2] + 0.5 * own[2], atol=1e-6)
+    whole = erasure.with_own_effects(explainer.model, explainer.tokenizer, texts, teacher, 1.0)
+    assert torch.allclose(whole[0], own[0], atol=1e-6) and torch.allclose(whole[2], own[2], atol=1e-6)
+
+
+def test_own_erasure_options_are_checked_in_one_line(
+    teacher: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    texts = _texts(tmp_path / "texts.txt")
+    out = tmp_path / "refused"
+    assert _distill(teacher, texts, out, "--own-erasure-epoch", "1") == 2
+    assert "--own-erasure-epoch needs --erasure-weight above 0" in capsys.readouterr().err
+    assert _distill(teacher, texts, out, "--erasure-weight", "1", "--own-erasure-epoch", "5") == 2
+    assert "--own-erasure-epoch must be between 1 and --epochs (4)" in capsys.readouterr().err
+    assert _distill(teacher, texts, out, "--erasure-weight", "1", "--own-erasure-share", "0") == 2
+    assert "--own-erasure-share must be above 0 and at most 1" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_own_erasure_reads_the_student_from_its_epoch_on(
+    teacher: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from selfexplain.distill import erasure
+    from selfexplain.training import loop
+
+    epochs: list[int] = []
+    reads = erasure.own_effects
+
+    def counted(model, tokenizer, texts, max_length=128, batch_size=64):
+        epochs.append(len(history))
+        return reads(model, tokenizer, texts, max_length, batch_size)
+
+    history: list[int] = []
+    evaluate = loop.predict_examples
+
+    def evaluated(*args, **kwargs):
+        history.append(1)
+        return evaluate(*args, **kwargs)
+
+    monkeypatch.setattr(erasure, "own_effects", counted)
+    monkeypatch.setattr(loop, "predict_examples", evaluated)
+    texts = _texts(tmp_path / "texts.txt")
+    out = tmp_path / "student"
+    extra = ("--epochs", "2", "--erasure-weight", "1", "--erasure-texts", "20", "--own-erasure-epoch", "2")
+    assert _distill(teacher, texts, out, *extra, "--own-erasure-share", "0.5") == 0
+    # none in epoch 1 (one dev evaluation not yet run), then on every batch of epoch 2 with a measured text
+    assert epochs and set(epochs) == {1}
+    options = json.loads((out / "metrics.json").read_text())["options"]
+    assert options["own_erasure_epoch"] == 2 and options["own_erasure_share"] == 0.5

@@ -83,6 +83,15 @@ def add_command(commands: Any) -> None:
         "lower puts the target on the one most needed word",
     )  # fmt: skip
     distill.add_argument(
+        "--own-erasure-epoch", type=int, default=None, metavar="K",
+        help="with --erasure-weight: from epoch K on, the erasure targets also read the student's own "
+        "word-deletion effects, measured on each batch (no gradient; about doubles those epochs' time)",
+    )  # fmt: skip
+    distill.add_argument(
+        "--own-erasure-share", type=float, default=1.0, metavar="S",
+        help="with --own-erasure-epoch: the student's share of the mixed target (the teacher's is 1 - S)",
+    )  # fmt: skip
+    distill.add_argument(
         "--label-offsets", action="store_true",
         help="after training, fit one offset per label on the dev split so that the surrogate's probabilities "
         "follow the teacher's (the output bias only: alpha is unchanged; docs/surrogates.md)",
@@ -146,6 +155,13 @@ def run_distill(args: argparse.Namespace) -> int:
         raise InvalidInputError("--erasure-texts must be 1 or more")
     if not args.erasure_temperature > 0:
         raise InvalidInputError("--erasure-temperature must be above 0")
+    if args.own_erasure_epoch is not None:
+        if not args.erasure_weight > 0:
+            raise InvalidInputError("--own-erasure-epoch needs --erasure-weight above 0")
+        if not 1 <= args.own_erasure_epoch <= args.epochs:
+            raise InvalidInputError(f"--own-erasure-epoch must be between 1 and --epochs ({args.epochs})")
+    if not 0 < args.own_erasure_share <= 1:
+        raise InvalidInputError("--own-erasure-share must be above 0 and at most 1")
     if args.dropout is not None and not 0 <= args.dropout < 1:
         raise InvalidInputError("--dropout must be at least 0 and below 1")
     examples = _texts(args)
@@ -165,6 +181,7 @@ def run_distill(args: argparse.Namespace) -> int:
         complement_weight=args.complement_weight, sufficiency_weight=args.sufficiency_weight,
         removal_weight=args.removal_weight,
         erasure_weight=args.erasure_weight, erasure_temperature=args.erasure_temperature,
+        own_erasure_epoch=args.own_erasure_epoch, own_erasure_share=args.own_erasure_share,
         encoder_dropout=args.dropout,
     )  # fmt: skip
     sources = {"data": str(args.data), "command": shlex.join(["selfexplain", *args.argv])}

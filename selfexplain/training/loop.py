@@ -84,6 +84,10 @@ class TrainOptions:
     # the teacher's word-deletion effects, given by the caller (selfexplain distill --erasure-weight)
     erasure_weight: float = 0.0
     erasure_temperature: float = 0.05
+    # from this epoch on (1-based; None = never) the erasure targets mix in the student's own word-deletion
+    # effects, read on each batch without gradient (selfexplain.distill.erasure.with_own_effects), at this share
+    own_erasure_epoch: int | None = None
+    own_erasure_share: float = 1.0
     # the encoder's dropout rate while training (None: the rate in its own config); eval mode has none
     encoder_dropout: float | None = None
 
@@ -179,14 +183,21 @@ def batch_loss(
     device: torch.device,
     targets: torch.Tensor | None = None,
     effects: Sequence[torch.Tensor] | None = None,
+    own_erasure: bool = False,
 ) -> torch.Tensor:
     """Mean loss over ``chunk``, each text tokenised once (:func:`~selfexplain.inputs.plan_inputs`). With
     ``long_inputs="windows"`` a single text longer than ``max_length`` tokens is read in windows (one
     forward each) instead of being cut. ``targets`` ``[len(chunk), C]``: a teacher's probabilities for the
     distillation term; ``effects``: per example, the teacher's word-deletion effects ``[N_i]`` over its
-    tokens, for the erasure term (inputs cut to fit or read in windows take no part in it). Training runs
-    its own model object, so it calls it here."""
+    tokens, for the erasure term (inputs cut to fit or read in windows take no part in it); with
+    ``own_erasure`` they are mixed with the model's own effects, read first (``options.own_erasure_share``).
+    Training runs its own model object, so it calls it here."""
     core = model.module if hasattr(model, "module") else model
+    if own_erasure and effects is not None and core.span_layer is not None and options.erasure_weight:
+        from selfexplain.distill.erasure import with_own_effects
+
+        texts = [e.text for e in chunk]
+        effects = with_own_effects(core, tokenizer, texts, effects, options.own_erasure_share, options.max_length)
     pairs = [e.pair or "" for e in chunk] if core.config.pair else None
     windows = options.long_inputs == "windows" and not core.config.pair
     long = "windows" if windows else "truncate"
@@ -304,7 +315,8 @@ def train(
             chunk = [train_examples[i] for i in index]
             chunk_targets = targets[index] if targets is not None else None
             chunk_effects = [erasure_effects[i] for i in index] if erasure_effects is not None else None
-            loss = batch_loss(model, tokenizer, chunk, options, accelerator.device, chunk_targets, chunk_effects)
+            own = options.own_erasure_epoch is not None and epoch + 1 >= options.own_erasure_epoch
+            loss = batch_loss(model, tokenizer, chunk, options, accelerator.device, chunk_targets, chunk_effects, own)
             accelerator.backward(loss)
             norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             if not torch.isfinite(norm):
