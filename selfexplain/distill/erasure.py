@@ -38,9 +38,9 @@ if TYPE_CHECKING:
 CHUNK = 32768  # variant texts per teacher call: bounds memory on long files (a selfexplain teacher loads once a call)
 
 
-def word_cuts(tokenizer: PreTrainedTokenizerBase, text: str) -> tuple[list[int | None], list[str]]:
-    """Per token of ``text`` as the student reads it (special tokens included): its word's index,
-    or None; and per word, the text with that word's characters cut out."""
+def word_spans(tokenizer: PreTrainedTokenizerBase, text: str) -> tuple[list[int | None], list[tuple[int, int]]]:
+    """Per token of ``text`` as the student reads it (special tokens included): its word's index, or
+    None; and per word, its characters ``(start, end)`` in ``text``."""
     row = tokenise_inputs(tokenizer, [text]).rows[0]
     words: dict[int, list[int]] = {}
     for (start, end), word in zip(row.offsets, row.word_ids):
@@ -50,8 +50,14 @@ def word_cuts(tokenizer: PreTrainedTokenizerBase, text: str) -> tuple[list[int |
     order = sorted(words)
     index = {word: k for k, word in enumerate(order)}
     token_words = [index.get(word) if word is not None else None for word in row.word_ids]
-    cuts = [(text[: words[w][0]] + " " + text[words[w][1] :]).strip() for w in order]
-    return token_words, cuts
+    return token_words, [(words[w][0], words[w][1]) for w in order]
+
+
+def word_cuts(tokenizer: PreTrainedTokenizerBase, text: str) -> tuple[list[int | None], list[str]]:
+    """Per token of ``text`` as the student reads it (special tokens included): its word's index,
+    or None; and per word, the text with that word's characters cut out."""
+    token_words, spans = word_spans(tokenizer, text)
+    return token_words, [(text[:start] + " " + text[end:]).strip() for start, end in spans]
 
 
 def cut_variants(
