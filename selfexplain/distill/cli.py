@@ -85,7 +85,7 @@ def add_command(commands: Any) -> None:
     distill.add_argument(
         "--own-erasure-epoch", type=int, default=None, metavar="K",
         help="with --erasure-weight: from epoch K on, the erasure targets also read the student's own "
-        "word-deletion effects, measured on each batch (no gradient; about doubles those epochs' time)",
+        "word-deletion effects, measured on each batch (no gradient; those epochs take about 2.5 times as long)",
     )  # fmt: skip
     distill.add_argument(
         "--own-erasure-share", type=float, default=1.0, metavar="S",
