@@ -3,7 +3,7 @@
 The sharpness measure ``deletion_beats_random`` deletes the top span's words from the model's input and
 compares the drop in the probability of the predicted class with random deletions of as many words.
 Where the top span holds the word whose deletion lowers that probability most (the model's own
-*most-needed* word: leave-one-out occlusion, :func:`selfexplain.distill.erasure.own_effects`), the top
+*most-needed* word: leave-one-out occlusion, :func:`selfexplain.training.erasure_targets.own_effects`), the top
 span's drop is the largest single-word drop of the text; elsewhere it need not beat the random words.
 This script reads a ``selfexplain sharpness`` CSV, explains its texts again, finds each text's
 most-needed word and reports the share of texts whose top span (alpha > 0) holds it, with
@@ -22,10 +22,10 @@ import numpy as np
 import pandas as pd
 import torch
 
-from selfexplain.distill.erasure import own_effects, word_spans
 from selfexplain.pipeline import load_model
 from selfexplain.results.explanation import Explanation
 from selfexplain.sharpness.measures import positive_top_span
+from selfexplain.training.erasure_targets import own_effects, word_spans
 
 
 def needed_words(explainer, texts: Sequence[str]) -> list[tuple[int, int]]:

@@ -13,9 +13,10 @@ from test_distill import _distill, _texts, bert_teacher
 from transformers import AutoTokenizer
 
 from selfexplain.data import Example
-from selfexplain.distill.erasure import erasure_effects, pack, unpack, word_cuts
+from selfexplain.distill.erasure import erasure_effects, pack, unpack
 from selfexplain.distill.teacher import read_teacher, teacher_probabilities
 from selfexplain.inputs import plan_inputs
+from selfexplain.training.erasure_targets import word_cuts
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +109,7 @@ def test_distill_caches_the_effects_of_the_chosen_texts_and_trains_on_them(
 def test_own_effects_are_the_models_own_probability_drop(tiny_encoder: Path) -> None:
     from conftest import make_explainer
 
-    from selfexplain.distill.erasure import own_effects
+    from selfexplain.training.erasure_targets import own_effects
 
     explainer = make_explainer(tiny_encoder, seed=3)
     model, tokenizer = explainer.model, explainer.tokenizer
@@ -138,19 +139,19 @@ def test_with_own_effects_mixes_only_the_texts_that_have_effects(
 ) -> None:
     from conftest import make_explainer
 
-    from selfexplain.distill import erasure
+    from selfexplain.training import erasure_targets as erasure
 
     explainer = make_explainer(tiny_encoder, seed=3)
     texts = ["a good film", "dull", "a slow , boring plot"]
     own = erasure.own_effects(explainer.model, explainer.tokenizer, texts)
     teacher = [torch.full_like(own[0], 0.4), torch.zeros(0), torch.full_like(own[2], -0.2)]
     seen: list[list[str]] = []
+    original = erasure.own_effects
 
     def spy(model, tokenizer, chosen, max_length=128, batch_size=64):
         seen.append(list(chosen))
-        return erasure.own_effects.__wrapped__(model, tokenizer, chosen, max_length, batch_size)
+        return original(model, tokenizer, chosen, max_length, batch_size)
 
-    spy.__wrapped__ = erasure.own_effects  # type: ignore[attr-defined]
     monkeypatch.setattr(erasure, "own_effects", spy)
     half = erasure.with_own_effects(explainer.model, explainer.tokenizer, texts, teacher, 0.5)
     assert seen == [[texts[0], texts[2]]]  # the text without teacher effects is not read
@@ -178,7 +179,7 @@ def test_own_erasure_options_are_checked_in_one_line(
 def test_own_erasure_reads_the_student_from_its_epoch_on(
     teacher: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from selfexplain.distill import erasure
+    from selfexplain.training import erasure_targets as erasure
     from selfexplain.training import loop
 
     epochs: list[int] = []

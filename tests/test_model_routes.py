@@ -31,6 +31,7 @@ MODEL_NAMES = {"model", "core", "net", "network", "encoder"}
 ALLOWED = {
     ("pipeline.py", "SelfExplainer.run"),  # the one route
     ("training/loop.py", "batch_loss"),  # training's own model object
+    ("training/erasure_targets.py", "own_effects"),  # training's own model object, on its inputs with a word cut
     ("modeling/model.py", "SelfExplainingModel._encode"),  # the model calling its encoder
     ("training/warm_start.py", "hf_probabilities"),  # a Hugging Face teacher: not a selfexplain model, no explainer
 }

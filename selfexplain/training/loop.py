@@ -33,6 +33,7 @@ from selfexplain.modeling.encoders import load_tokenizer
 from selfexplain.modeling.model import SelfExplainingModel
 from selfexplain.modeling.model_card import card_from_training, write_model_card
 from selfexplain.pipeline import SelfExplainer
+from selfexplain.training.erasure_targets import with_own_effects
 from selfexplain.training.evaluation import predict_examples
 from selfexplain.training.objectives import (
     batch_effects,
@@ -85,7 +86,7 @@ class TrainOptions:
     erasure_weight: float = 0.0
     erasure_temperature: float = 0.05
     # from this epoch on (1-based; None = never) the erasure targets mix in the student's own word-deletion
-    # effects, read on each batch without gradient (selfexplain.distill.erasure.with_own_effects), at this share
+    # effects at this share, read on each batch without gradient (training.erasure_targets.with_own_effects)
     own_erasure_epoch: int | None = None
     own_erasure_share: float = 1.0
     # the encoder's dropout rate while training (None: the rate in its own config); eval mode has none
@@ -194,8 +195,6 @@ def batch_loss(
     Training runs its own model object, so it calls it here."""
     core = model.module if hasattr(model, "module") else model
     if own_erasure and effects is not None and core.span_layer is not None and options.erasure_weight:
-        from selfexplain.distill.erasure import with_own_effects
-
         texts = [e.text for e in chunk]
         effects = with_own_effects(core, tokenizer, texts, effects, options.own_erasure_share, options.max_length)
     pairs = [e.pair or "" for e in chunk] if core.config.pair else None

@@ -135,7 +135,7 @@ def erasure_loss(
 ) -> torch.Tensor:
     """Cross-entropy from ``softmax(score / temperature)`` to ``softmax(span_logits)`` over each row's
     valid spans, where a span's ``score`` is the mean of ``effects`` ``[B, N]`` (the teacher's
-    probability drop when a token's word is deleted, :mod:`selfexplain.distill.erasure`) over its tokens.
+    probability drop when a token's word is deleted, :mod:`selfexplain.training.erasure_targets`) over its tokens.
     Rows where no word's deletion lowers the teacher's probability (all effects <= 0) take no part;
     0 when no row does. The span logits are read with gradient: a sparse normaliser's forward scores
     the slots without one, so they are scored again from the batch's token vectors."""
