@@ -86,10 +86,10 @@ def own_effects(
     max_length: int = 128,
     batch_size: int = 64,
 ) -> list[torch.Tensor]:
-    """The same effects as :func:`erasure_effects`, read by ``model`` itself: per text ``[N]``,
-    ``p(c | text) - p(c | text without the token's word)`` for the class ``c`` the model predicts on the
-    whole text. Without gradient and in eval mode (the model's training mode is restored); inputs longer
-    than ``max_length`` tokens are read cut to fit."""
+    """The same effects as :func:`selfexplain.distill.erasure.erasure_effects`, read by ``model``
+    itself: per text ``[N]``, ``p(c | text) - p(c | text without the token's word)`` for the class ``c``
+    the model predicts on the whole text. Without gradient and in eval mode (the model's training mode
+    is restored); inputs longer than ``max_length`` tokens are read cut to fit."""
     token_words, variants, owners = cut_variants(tokenizer, texts)
     inputs = [*texts, *variants]
     plan = plan_inputs(tokenizer, inputs, None, max_length, "truncate", batch_size=batch_size)
@@ -125,7 +125,6 @@ def with_own_effects(
     if not rows:
         return mixed
     own = own_effects(model, tokenizer, [texts[row] for row in rows], max_length)
-    for row, mine in zip(rows, own):
-        theirs = effects[row]
-        mixed[row] = (1.0 - share) * theirs + share * mine if len(mine) == len(theirs) else mine
+    for row, mine in zip(rows, own):  # the same tokenizer and text: the teacher's effects have the same [N]
+        mixed[row] = (1.0 - share) * effects[row] + share * mine
     return mixed
