@@ -44,6 +44,20 @@ def add_command(subparsers: argparse._SubParsersAction) -> None:
     add_fused_option(parser)
     parser.set_defaults(handler=run_sharpness)
 
+    compare = subparsers.add_parser(
+        "sharpness-compare",
+        help="two models' sharpness.csv on the same data: every measure where their decisions agree and where "
+        "they differ, and one measure by predicted class",
+    )
+    compare.add_argument("first", type=Path, help="sharpness.csv of the first model")
+    compare.add_argument("second", type=Path, help="sharpness.csv of the second model, same data and order")
+    compare.add_argument("--names", nargs=2, default=None, metavar=("FIRST", "SECOND"), help="row names")
+    compare.add_argument(
+        "--measure", default="deletion_beats_random", help="the measure broken down by predicted class"
+    )
+    compare.add_argument("--out", type=Path, default=None, help="also write compare.md into this folder")
+    compare.set_defaults(handler=run_compare)
+
 
 def holds_trees(path: Path) -> bool:
     """True when ``path`` is a ``.txt`` file whose first non-blank line is an SST tree ``(LABEL ...``."""
@@ -122,4 +136,29 @@ def run_sharpness(args: argparse.Namespace) -> int:
     table = markdown_summary({model.name: summarise(rows)})
     (args.out / "sharpness.md").write_text(table, encoding="utf-8")
     print(table, end="")
+    return 0
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from selfexplain.data import DataError
+    from selfexplain.sharpness.compare import by_class, decision_summaries, markdown_by_class
+    from selfexplain.sharpness.summary import markdown_summary
+
+    names = args.names or [args.first.parent.name or "first", args.second.parent.name or "second"]
+    if names[0] == names[1]:
+        raise DataError("the two files need different --names")
+    frames = {}
+    for name, path in zip(names, (args.first, args.second)):
+        if not path.is_file():
+            raise DataError(f"{path}: no such file")
+        frames[name] = pd.read_csv(path)
+    summaries = decision_summaries(frames)
+    text = markdown_summary(summaries) + f"\n{args.measure} by predicted class:\n\n"
+    text += markdown_by_class(by_class(frames, args.measure))
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "compare.md").write_text(text, encoding="utf-8")
+    print(text, end="")
     return 0
