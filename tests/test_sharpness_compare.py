@@ -10,7 +10,14 @@ import pytest
 
 from selfexplain.cli import main
 from selfexplain.errors import DataError
-from selfexplain.sharpness.compare import by_class, decision_summaries, markdown_by_class, same_decision
+from selfexplain.sharpness.compare import (
+    by_class,
+    decision_summaries,
+    markdown_by_class,
+    markdown_differences,
+    paired_differences,
+    same_decision,
+)
 
 TEXTS = ["a", "b", "c", "d", "e", "f"]
 
@@ -109,6 +116,33 @@ def test_by_class_refuses_an_unknown_measure() -> None:
         by_class(frames(), "nope")
 
 
+def test_paired_differences_are_exact_where_the_resamples_cannot_vary() -> None:
+    data = frames()
+    data["one"]["uniform_agreement"] = 1.0  # lower is better: two (all 0) is ahead by exactly 1
+    data["two"]["uniform_agreement"] = 0.0
+    data["one"]["top_out_flip"] = [1.0, 0.0, 1.0, 0.0, 1.0, 0.0]  # differences +-1: the interval spans 0
+    data["two"]["top_out_flip"] = [0.0, 1.0, 0.0, 1.0, 0.0, 1.0]
+    table = paired_differences(data, draws=500, seed=3).set_index("measure")
+    uniform = table.loc["prediction kept with uniform alpha"]
+    assert (uniform["difference"], uniform["low"], uniform["high"]) == (-1.0, -1.0, -1.0)
+    assert uniform["better"] == "two" and uniform["inputs"] == 6
+    flips = table.loc["decision flips with the top span out of alpha"]
+    assert flips["low"] < 0 < flips["high"] and flips["better"] == "neither"
+    deletion = table.loc["deleting the top span beats deleting a random span"]
+    assert deletion["inputs"] == 5  # input 6 has no value for one: left out of both means
+    assert (deletion["one"], deletion["two"]) == (pytest.approx(3 / 5), pytest.approx(4 / 5))
+    assert "accuracy" not in table.index  # neither frame has the column
+    again = paired_differences(data, draws=500, seed=3).set_index("measure")
+    pd.testing.assert_frame_equal(table, again)
+    markdown = markdown_differences(table.reset_index())
+    assert "| prediction kept with uniform alpha | 1.000 | 0.000 | -1.000 [-1.000, -1.000] | 6 | two |" in markdown
+
+
+def test_paired_differences_refuse_a_bad_bootstrap() -> None:
+    with pytest.raises(DataError, match="at least 1 draw"):
+        paired_differences(frames(), draws=0)
+
+
 def write(folder: Path) -> tuple[Path, Path]:
     paths = []
     for name, frame in frames().items():
@@ -125,6 +159,7 @@ def test_cli_prints_and_writes_the_tables(tmp_path: Path, capsys) -> None:
     assert printed == (tmp_path / "cmp" / "compare.md").read_text(encoding="utf-8")
     assert "| one: same decision | 4 |" in printed and "| two: different decision | 2 |" in printed
     assert "deletion_beats_random by predicted class:" in printed
+    assert "| deleting the top span beats deleting a random span | 0.600 | 0.800 | +0.200 [" in printed
 
 
 @pytest.mark.parametrize(

@@ -55,6 +55,10 @@ def add_command(subparsers: argparse._SubParsersAction) -> None:
     compare.add_argument(
         "--measure", default="deletion_beats_random", help="the measure broken down by predicted class"
     )
+    compare.add_argument(
+        "--draws", type=int, default=1000, help="bootstrap resamples of the inputs for the paired differences"
+    )
+    compare.add_argument("--seed", type=int, default=0, help="seed of the bootstrap resamples")
     compare.add_argument("--out", type=Path, default=None, help="also write compare.md into this folder")
     compare.set_defaults(handler=run_compare)
 
@@ -143,7 +147,13 @@ def run_compare(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from selfexplain.data import DataError
-    from selfexplain.sharpness.compare import by_class, decision_summaries, markdown_by_class
+    from selfexplain.sharpness.compare import (
+        by_class,
+        decision_summaries,
+        markdown_by_class,
+        markdown_differences,
+        paired_differences,
+    )
     from selfexplain.sharpness.summary import markdown_summary
 
     names = args.names or [args.first.parent.name or "first", args.second.parent.name or "second"]
@@ -157,6 +167,8 @@ def run_compare(args: argparse.Namespace) -> int:
     summaries = decision_summaries(frames)
     text = markdown_summary(summaries) + f"\n{args.measure} by predicted class:\n\n"
     text += markdown_by_class(by_class(frames, args.measure))
+    text += "\npaired differences on all inputs (bootstrap over the inputs):\n\n"
+    text += markdown_differences(paired_differences(frames, args.draws, args.seed))
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "compare.md").write_text(text, encoding="utf-8")

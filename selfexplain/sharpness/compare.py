@@ -8,7 +8,8 @@ model that calls the sentence "very positive" and fails for one that calls it "p
 that decide differently on an input are then measured on different questions. This module splits the
 inputs of two ``sharpness.csv`` files (same inputs, same order) into those where both models predict
 the same class and those where they do not, summarises each measure on each part, and breaks one
-measure down by predicted class (docs/sharpness.md, "Comparing two models").
+measure down by predicted class, and gives each measure's paired difference with a bootstrap interval
+(docs/sharpness.md, "Comparing two models").
 
 Per-input columns computed over the whole file (``repeated_top_span`` compares each top span with
 the most common one of *all* the inputs) keep that reading on each part.
@@ -20,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from selfexplain.errors import DataError
-from selfexplain.sharpness.registry import BY_KEY
+from selfexplain.sharpness.registry import BY_KEY, MEASURES
 from selfexplain.sharpness.summary import summarise
 
 KEYS = ("text", "pair")  # the columns that name an input
@@ -103,4 +104,67 @@ def markdown_by_class(table: pd.DataFrame) -> str:
             for column, value in row.items()
         ]
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def paired_differences(
+    frames: dict[str, pd.DataFrame], draws: int = 1000, seed: int = 0, level: float = 0.95
+) -> pd.DataFrame:
+    """One row per measure (mean-aggregated, with a value in both frames): each model's mean over the
+    ``inputs`` where *both* have a value (so it can differ from :func:`summarise`'s, which skips each
+    frame's own NaNs), ``difference`` (second - first), the ``level`` percentile interval of that
+    difference over ``draws`` resamples of those inputs with replacement (paired: one index draw
+    ``[draws, inputs]`` per measure, from a generator seeded ``seed``), and ``better``: the model the
+    measure's direction favours when the interval excludes 0, else ``neither`` (``""`` for a
+    measure without a direction)."""
+    if len(frames) != 2:
+        raise DataError("compare exactly two sharpness files")
+    if draws < 1 or not 0 < level < 1:
+        raise DataError("the bootstrap needs at least 1 draw and a level between 0 and 1")
+    (first_name, first), (second_name, second) = frames.items()
+    same_decision(first, second)  # the same inputs, in the same order
+    rng = np.random.default_rng(seed)
+    rows = []
+    for measure in MEASURES:
+        if measure.aggregate != "mean" or measure.key not in first.columns or measure.key not in second.columns:
+            continue
+        a = pd.to_numeric(first[measure.key], errors="coerce").to_numpy(np.float64)  # [N]
+        b = pd.to_numeric(second[measure.key], errors="coerce").to_numpy(np.float64)
+        keep = np.isfinite(a) & np.isfinite(b)
+        if not keep.any():
+            continue
+        delta = b[keep] - a[keep]  # [K]
+        means = delta[rng.integers(0, delta.size, size=(draws, delta.size))].mean(axis=1)  # [draws]
+        low, high = np.quantile(means, [(1 - level) / 2, (1 + level) / 2])
+        better = ""
+        if measure.higher_is_better is not None:
+            ahead = second_name if (low > 0) == measure.higher_is_better else first_name
+            better = ahead if low > 0 or high < 0 else "neither"
+        rows.append(
+            {
+                "measure": measure.label,
+                first_name: a[keep].mean(),
+                second_name: b[keep].mean(),
+                "difference": delta.mean(),
+                "low": low,
+                "high": high,
+                "inputs": int(keep.sum()),
+                "better": better,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def markdown_differences(table: pd.DataFrame, level: float = 0.95) -> str:
+    """:func:`paired_differences`' table as Markdown: values to three decimals, the interval in brackets."""
+    first, second = table.columns[1], table.columns[2]
+    lines = [
+        f"| measure | {first} | {second} | {second} - {first} [{level:.0%} interval] | inputs | better |",
+        "|---|---:|---:|---:|---:|---|",
+    ]
+    for row in table.itertuples(index=False):
+        lines.append(
+            f"| {row[0]} | {row[1]:.3f} | {row[2]:.3f} | {row[3]:+.3f} [{row[4]:+.3f}, {row[5]:+.3f}] "
+            f"| {row[6]} | {row[7]} |"
+        )
     return "\n".join(lines) + "\n"
