@@ -6,9 +6,11 @@ very negative ... very positive) a top span can carry the decision's *side* and 
 sentence called "positive", deleting "jolly" may move probability from "very positive" to
 "positive", so the predicted class gains. This script reads a ``sharpness.csv``, deletes each input's
 top span (alpha > 0) once more, and names the class that loses the most probability: the class the
-span's words push towards. Per predicted class it reports the inputs, ``deletion_beats_random``, and
-where the span pushes: the predicted class itself, a stronger label on the same side (further from
-the middle label; for the middle label, any other), or elsewhere (docs/surrogates.md).
+span's words push towards. Per predicted class it reports the inputs, ``deletion_beats_random``,
+where the span pushes (the predicted class itself, a stronger label on the same side, i.e. further from
+the middle label, any other for the middle label, or elsewhere), and ``deletion_beats_random`` on the
+inputs whose span pushes the same class and on those whose span pushes a stronger one
+(docs/sharpness.md, "Comparing two models").
 
     python scripts/deletion_direction.py --model sst5-minilm --sharpness runs/sharp-dev300/sharpness.csv
 """
@@ -63,8 +65,9 @@ def pushes(explainer, texts: Sequence[str]) -> list[tuple[int, int] | None]:
 
 
 def table(frame: pd.DataFrame, found: Sequence[tuple[int, int] | None], labels: Sequence[str]) -> pd.DataFrame:
-    """One row per predicted class: inputs with a top span, ``deletion_beats_random`` on them, and the
-    share whose top span pushes towards the same class / a stronger one / elsewhere."""
+    """One row per predicted class: inputs with a top span, ``deletion_beats_random`` on them, the
+    share whose top span pushes towards the same class / a stronger one / elsewhere, and
+    ``deletion_beats_random`` where it pushes the same class and where it pushes a stronger one."""
     rows = []
     for position, item in enumerate(found):
         if item is not None:
@@ -82,6 +85,8 @@ def table(frame: pd.DataFrame, found: Sequence[tuple[int, int] | None], labels: 
     result = pd.DataFrame({"inputs": groups.size(), "deletion_beats_random": groups["beats"].mean()})
     for name in ("same", "stronger", "elsewhere"):
         result[f"pushes {name}"] = shares[name] if name in shares else 0.0
+    for name in ("same", "stronger"):  # NaN where no input of the class pushes that way
+        result[f"beats where {name}"] = data[data["direction"] == name].groupby("predicted")["beats"].mean()
     return result.reindex([name for name in labels if name in result.index])
 
 

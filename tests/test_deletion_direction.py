@@ -58,6 +58,8 @@ def test_table_and_main(tiny_encoder: Path, tmp_path: Path, capsys: pytest.Captu
     assert table.loc["pos", "pushes same"] == pytest.approx(2 / 3)
     assert table.loc["pos", "pushes elsewhere"] == pytest.approx(1 / 3)
     assert table.loc["mid", "pushes stronger"] == 1.0 and table.loc["mid", "pushes same"] == 0.0
+    assert table.loc["pos", "beats where same"] == 1.0  # rows 0 and 4: 1.0 and NaN
+    assert np.isnan(table.loc["pos", "beats where stronger"]) and table.loc["mid", "beats where stronger"] == 1.0
     explainer = make_explainer(tiny_encoder, seed=6)
     folder = tmp_path / "tiny"
     save_model(explainer.model, explainer.tokenizer, folder)
