@@ -173,7 +173,23 @@ def test_cli_refuses_bad_input_in_one_line(tmp_path: Path, capsys, extra: list[s
     assert message in err and len(err.splitlines()) == 1
 
 
-def test_cli_refuses_a_missing_file(tmp_path: Path, capsys) -> None:
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "no such file"),
+        (b"text,predicted\n\xff\xfe,pos\n", "not a sharpness.csv (UnicodeDecodeError)"),
+        (b"", "not a sharpness.csv (EmptyDataError)"),
+        (b"text,predicted\nx,pos\ny,pos,1,2\n", "not a sharpness.csv (ParserError)"),
+        (b"text,label\nx,pos\n", "needs the text and predicted columns"),
+    ],
+)
+def test_cli_refuses_a_file_that_is_no_sharpness_csv(
+    tmp_path: Path, capsys, content: bytes | None, message: str
+) -> None:
     first, _ = write(tmp_path)
-    assert main(["sharpness-compare", str(first), str(tmp_path / "none.csv")]) == 2
-    assert "no such file" in capsys.readouterr().err
+    other = tmp_path / "other.csv"
+    if content is not None:
+        other.write_bytes(content)
+    assert main(["sharpness-compare", str(first), str(other)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and str(other) in err and len(err.splitlines()) == 1

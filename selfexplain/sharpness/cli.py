@@ -144,8 +144,6 @@ def run_sharpness(args: argparse.Namespace) -> int:
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    import pandas as pd
-
     from selfexplain.data import DataError
     from selfexplain.sharpness.compare import (
         by_class,
@@ -153,17 +151,14 @@ def run_compare(args: argparse.Namespace) -> int:
         markdown_by_class,
         markdown_differences,
         paired_differences,
+        read_rows,
     )
     from selfexplain.sharpness.summary import markdown_summary
 
     names = args.names or [args.first.parent.name or "first", args.second.parent.name or "second"]
     if names[0] == names[1]:
         raise DataError("the two files need different --names")
-    frames = {}
-    for name, path in zip(names, (args.first, args.second)):
-        if not path.is_file():
-            raise DataError(f"{path}: no such file")
-        frames[name] = pd.read_csv(path)
+    frames = {name: read_rows(path) for name, path in zip(names, (args.first, args.second))}
     summaries = decision_summaries(frames)
     text = markdown_summary(summaries) + f"\n{args.measure} by predicted class:\n\n"
     text += markdown_by_class(by_class(frames, args.measure))

@@ -7,8 +7,8 @@ positive", so deleting it *raises* the probability of "positive", and the same t
 model that calls the sentence "very positive" and fails for one that calls it "positive". Two models
 that decide differently on an input are then measured on different questions. This module splits the
 inputs of two ``sharpness.csv`` files (same inputs, same order) into those where both models predict
-the same class and those where they do not, summarises each measure on each part, and breaks one
-measure down by predicted class, and gives each measure's paired difference with a bootstrap interval
+the same class and those where they do not, summarises each measure on each part, breaks one measure
+down by predicted class, and gives each measure's paired difference with a bootstrap interval
 (docs/sharpness.md, "Comparing two models").
 
 Per-input columns computed over the whole file (``repeated_top_span`` compares each top span with
@@ -16,6 +16,8 @@ the most common one of *all* the inputs) keep that reading on each part.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -25,6 +27,20 @@ from selfexplain.sharpness.registry import BY_KEY, MEASURES
 from selfexplain.sharpness.summary import summarise
 
 KEYS = ("text", "pair")  # the columns that name an input
+
+
+def read_rows(path: Path) -> pd.DataFrame:
+    """A ``sharpness.csv`` as a frame; a :class:`DataError` naming ``path`` when it is missing, is not a
+    CSV file, or lacks the ``text`` and ``predicted`` columns."""
+    if not path.is_file():
+        raise DataError(f"{path}: no such file")
+    try:
+        frame = pd.read_csv(path)
+    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as err:
+        raise DataError(f"{path}: not a sharpness.csv ({type(err).__name__})") from None
+    if not {"text", "predicted"} <= set(frame.columns):
+        raise DataError(f"{path}: needs the text and predicted columns of a sharpness.csv")
+    return frame
 
 
 def same_decision(first: pd.DataFrame, second: pd.DataFrame) -> np.ndarray:
