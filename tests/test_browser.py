@@ -61,12 +61,13 @@ def open_page(browser, url: str, dialogs: list[str]):
 def explain(page, text: str) -> None:
     """Type ``text``, run it and wait until the page shows *its* explanation. The first-open example is
     already explained, so its grid and an idle page are there before this run even starts: wait for the
-    link to carry the new text (the app writes it during the run) and the highlight to show it."""
+    link to carry the whole new text (the app writes it during the run; the first-open example begins with
+    the same 40 characters as the texts here, so a prefix would match it) and the highlight to show it."""
     box = page.locator("textarea").first
     box.fill(text)
     box.press("Control+Enter")
     page.wait_for_function(
-        "t => decodeURIComponent(location.search.replace(/\\+/g, ' ')).includes(t)", arg=text[:40], timeout=90_000
+        "t => decodeURIComponent(location.search.replace(/\\+/g, ' ')).includes(t)", arg=text, timeout=90_000
     )
     page.wait_for_selector(DONE, timeout=90_000)
     page.wait_for_function(
