@@ -59,7 +59,8 @@ def common(words: Sequence[str], top: int) -> list[tuple[str, int, float]]:
 
 def holds(spans: Sequence[str], words: Sequence[str]) -> np.ndarray:
     """``[E]`` float: 1 where the top span (its words, lower-cased; "" for none) holds the needed word as
-    a whole word, 0 where it does not, NaN where either is missing."""
+    a whole word, 0 where it does not, NaN where either is missing. Words are matched by text, not place
+    (a sharpness CSV keeps the top span's words only): a word found twice in a text counts either time."""
     out = np.full(len(spans), np.nan)
     for row, (span, word) in enumerate(zip(spans, words)):
         if span and word:
