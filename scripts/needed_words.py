@@ -31,7 +31,7 @@ from selfexplain.data import Example
 from selfexplain.distill.erasure import erasure_effects
 from selfexplain.distill.teacher import read_teacher, teacher_probabilities
 from selfexplain.modeling.encoders import load_tokenizer
-from selfexplain.training.erasure_targets import word_spans
+from selfexplain.training.erasure_targets import word_effects
 
 
 def most_needed(effects: Sequence, tokenizer, texts: Sequence[str]) -> list[str]:
@@ -40,11 +40,8 @@ def most_needed(effects: Sequence, tokenizer, texts: Sequence[str]) -> list[str]
     first such word on a tie), or "" when no word's deletion lowers the probability."""
     found = []
     for text, effect in zip(texts, effects):
-        token_words, spans = word_spans(tokenizer, text)
-        index = np.array([-1 if w is None else w for w in token_words])
-        drop = np.full(len(spans), -np.inf)
-        drop[index[index >= 0]] = np.asarray(effect, dtype=np.float64)[index >= 0]
-        best = int(drop.argmax()) if len(spans) else -1
+        spans, drop = word_effects(tokenizer, text, effect)
+        best = int(drop.argmax()) if spans else -1
         found.append(text[spans[best][0] : spans[best][1]].lower() if best >= 0 and drop[best] > 0 else "")
     return found
 
@@ -80,9 +77,10 @@ def table(needed: Sequence[str], tops: dict[str, Sequence[str]], top: int) -> st
     return "\n".join(lines)
 
 
-def read_tops(paths: Sequence[str], texts: Sequence[str] | None) -> tuple[list[str], list[list[str]]]:
-    """The texts (from the first file unless given) and each file's top spans; files whose texts differ
-    from them, or without text/top_span columns, are refused."""
+def read_tops(paths: Sequence[str]) -> tuple[list[str], list[list[str]]]:
+    """The texts (the first file's) and each file's top spans; files whose texts differ from the first
+    file's, or without text/top_span columns, are refused."""
+    texts: list[str] | None = None
     spans = []
     for path in paths:
         frame = pd.read_csv(path, keep_default_na=False)
@@ -90,10 +88,10 @@ def read_tops(paths: Sequence[str], texts: Sequence[str] | None) -> tuple[list[s
             raise SystemExit(f"{path}: needs the text and top_span columns of single texts")
         found = frame["text"].astype(str).tolist()
         texts = found if texts is None else texts
-        if found != list(texts):
+        if found != texts:
             raise SystemExit(f"{path}: its texts differ from {paths[0]}'s (give sharpness files of the same data)")
         spans.append(frame["top_span"].astype(str).str.lower().tolist())
-    return list(texts or []), spans
+    return texts or [], spans
 
 
 def main(argv: Sequence[str] | None = None) -> dict:
@@ -111,7 +109,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
         raise SystemExit("--names: one distinct name per sharpness file")
     if args.top < 1:
         raise SystemExit("--top: at least 1")
-    texts, spans = read_tops(args.sharpness, None)
+    texts, spans = read_tops(args.sharpness)
     if not texts:
         raise SystemExit(f"{args.sharpness[0]}: no texts")
     teacher = read_teacher(args.teacher)

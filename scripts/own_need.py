@@ -20,12 +20,11 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-import torch
 
 from selfexplain.pipeline import load_model
 from selfexplain.results.explanation import Explanation
 from selfexplain.sharpness.measures import positive_top_span
-from selfexplain.training.erasure_targets import own_effects, word_spans
+from selfexplain.training.erasure_targets import own_effects, word_effects
 
 
 def needed_words(explainer, texts: Sequence[str]) -> list[tuple[int, int]]:
@@ -34,10 +33,7 @@ def needed_words(explainer, texts: Sequence[str]) -> list[tuple[int, int]]:
     effects = own_effects(explainer.model, explainer.tokenizer, texts)
     out = []
     for text, effect in zip(texts, effects):
-        token_words, spans = word_spans(explainer.tokenizer, text)
-        index = torch.tensor([-1 if w is None else w for w in token_words])
-        drop = torch.full((len(spans),), -float("inf"))
-        drop[index[index >= 0]] = effect[index >= 0]  # every piece of a word carries the word's effect
+        spans, drop = word_effects(explainer.tokenizer, text, effect)
         out.append(spans[int(drop.argmax())])
     return out
 

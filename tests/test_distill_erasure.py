@@ -16,7 +16,7 @@ from selfexplain.data import Example
 from selfexplain.distill.erasure import erasure_effects, pack, unpack
 from selfexplain.distill.teacher import read_teacher, teacher_probabilities
 from selfexplain.inputs import plan_inputs
-from selfexplain.training.erasure_targets import word_cuts
+from selfexplain.training.erasure_targets import cut_variants, token_effects, word_cuts, word_effects, word_spans
 
 
 @pytest.fixture(scope="module")
@@ -206,3 +206,14 @@ def test_own_erasure_reads_the_student_from_its_epoch_on(
     assert epochs and set(epochs) == {1}
     options = json.loads((out / "metrics.json").read_text())["options"]
     assert options["own_erasure_epoch"] == 2 and options["own_erasure_share"] == 0.5
+
+
+def test_word_effects_undo_token_effects(tiny_encoder: Path) -> None:
+    tokenizer = AutoTokenizer.from_pretrained(tiny_encoder)
+    texts = ["the film wasn't unwatchable.", "fine"]
+    token_words, _, _ = cut_variants(tokenizer, texts)
+    kept = torch.tensor([0.9, 0.5, 0.7, 0.6, 0.8, 0.1, 0.4, 0.3])  # p(c | cut), 7 words then 1
+    full = torch.tensor([1.0, 0.5])
+    for text, effect, drops in zip(texts, token_effects(full, kept, token_words), [1.0 - kept[:7], 0.5 - kept[7:]]):
+        spans, found = word_effects(tokenizer, text, effect)
+        assert spans == word_spans(tokenizer, text)[1] and torch.allclose(found, drops)

@@ -79,6 +79,19 @@ def token_effects(
     return effects
 
 
+def word_effects(
+    tokenizer: PreTrainedTokenizerBase, text: str, effect: torch.Tensor
+) -> tuple[list[tuple[int, int]], torch.Tensor]:
+    """The inverse of :func:`token_effects` for one text: its words' characters ``(start, end)`` and
+    ``[W]`` each word's effect, read from its pieces in ``effect`` ``[N]`` (every piece of a word carries
+    the word's effect); -inf for a word none of whose pieces ``effect`` covers."""
+    token_words, spans = word_spans(tokenizer, text)
+    index = torch.tensor([-1 if w is None else w for w in token_words], dtype=torch.long)
+    drop = torch.full((len(spans),), -float("inf"))
+    drop[index[index >= 0]] = effect[index >= 0].float()
+    return spans, drop
+
+
 def own_effects(
     model: SelfExplainingModel,
     tokenizer: PreTrainedTokenizerBase,
