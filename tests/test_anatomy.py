@@ -12,7 +12,7 @@ from scipy.stats import entropy as scipy_entropy
 
 from selfexplain.anatomy import figures as F
 from selfexplain.anatomy.agreement import agreement_sentences, confusion_by_layer, confusion_scores, fill
-from selfexplain.anatomy.corpus import AnatomyResult, attention_anatomy
+from selfexplain.anatomy.corpus import AnatomyResult, attention_anatomy, decision_gradients
 from selfexplain.anatomy.heads import head_distance_sums, js_divergence
 from selfexplain.anatomy.perturb import (
     drop_top_span,
@@ -120,6 +120,23 @@ def test_corpus_run_with_gradients_and_save(tiny_explainer, tmp_path: Path) -> N
         assert fig.data
     heat = F.layer_head_heatmap(result.stats["sep"], "x")
     assert np.allclose(np.asarray(heat.data[0].z), result.stats["sep"])
+
+
+def test_gradients_reach_only_the_layers_the_model_reads() -> None:
+    maps = tuple(torch.rand(1, 2, 3, 3, requires_grad=True) for _ in range(3))
+    loss = (maps[0] * maps[1]).sum()  # a model that reads hidden state 2: layer 3's map never reaches it
+    grads = decision_gradients(loss, maps, encoder_layer=2)
+    assert len(grads) == 3 and torch.allclose(grads[0], maps[1]) and not grads[2].any()
+    assert len(decision_gradients((maps[0] * maps[1] * maps[2]).sum(), maps, encoder_layer=-1)) == 3
+
+
+def test_corpus_gradient_test_runs_on_a_model_that_reads_an_inner_layer(tiny_encoder) -> None:
+    from helpers import make_explainer
+
+    explainer = make_explainer(tiny_encoder, seed=4, encoder_layer=1)  # reads hidden state 1 of 2 layers
+    result = attention_anatomy(explainer, SENTENCES, batch_size=2, head_sentences=3, progress=False)
+    assert result.sep_gradient is not None and (result.sep_gradient[0] > 0).all()
+    assert not result.sep_gradient[1:].any()  # a layer past the read-out (if the encoder still runs it): 0
 
 
 def test_pair_model_splits_within_and_across(tiny_pair_explainer) -> None:

@@ -141,3 +141,24 @@ def test_top_span_masks_take_non_overlapping_spans_and_same_length_attention_win
     assert alpha_masks.astype(int).tolist() == [[0, 1, 1, 0, 0, 0], [0, 1, 1, 0, 0, 1], [1, 1, 1, 0, 0, 1]]
     # windows of lengths 2, 1, 1 by attention mass: (3,4), then token 1 (0.1, the first of a tie), then 2
     assert attention_masks.astype(int).tolist() == [[0, 0, 0, 1, 1, 0], [0, 1, 0, 1, 1, 0], [0, 1, 1, 1, 1, 0]]
+
+
+def test_top_tokens_list_only_tokens_scored_above_zero() -> None:
+    from selfexplain.faithfulness.metrics import top_evidence
+    from selfexplain.faithfulness.summary import drilldown_table
+
+    scores = np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0])  # only "warm" has alpha above 0
+    assert top_evidence(scores, 5).tolist() == [3]
+    assert top_evidence(np.array([0.2, -0.1, 0.5]), 5).tolist() == [2, 0]  # below 0 argues against
+    tokens = ["A", "warm", ",", "funny", "and", "film"]
+    row = {
+        "tokens": tokens,
+        "scores": {"alpha": [0.0, 1.0, 0.0, 0.0, 0.0, 0.0], "random": [0.0] * 6},
+        "explainers": {  # a row written before the fix: zero-alpha tokens listed after "warm"
+            name: {"top": [1, 0, 2, 3, 4], "comprehensiveness": 0.1, "sufficiency": 0.0, "flip_fraction": 1.0}
+            for name in ("alpha", "random")
+        },
+    }
+    table = drilldown_table(row).set_index("explainer")
+    assert table.loc["alpha", "top tokens"] == "warm"
+    assert table.loc["random", "top tokens"] == "none above 0"

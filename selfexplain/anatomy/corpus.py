@@ -2,7 +2,8 @@
 
 One pass, batched: per batch the encoder returns ``L`` maps ``[B, H, N, N]``; they are
 stacked to ``[L, B, H, N, N]`` and folded into :class:`~selfexplain.anatomy.stats.StatsAccumulator`;
-with ``gradients`` the loss is back-propagated to the maps for the no-op test; the first
+with ``gradients`` the loss is back-propagated to the maps for the no-op test (the maps of layers the model
+reads; a later layer's gradient is 0); the first
 ``head_sentences`` sentences also feed the head-distance matrix.
 """
 
@@ -21,6 +22,7 @@ from tqdm.auto import tqdm
 from selfexplain.anatomy.heads import head_distance_sums, mds_embedding, sep_gradient_sums
 from selfexplain.anatomy.stats import StatsAccumulator, punctuation_ids, roles_from_batch
 from selfexplain.data import Example
+from selfexplain.modeling.read_out import read_out_layer
 from selfexplain.pipeline import SelfExplainer
 
 
@@ -70,6 +72,17 @@ def batches(examples: Sequence[Example], size: int) -> list[Sequence[Example]]:
     return [examples[i : i + size] for i in range(0, len(examples), size)]
 
 
+def decision_gradients(
+    loss: torch.Tensor, maps: tuple[torch.Tensor, ...], encoder_layer: int
+) -> tuple[torch.Tensor, ...]:
+    """The gradient of ``loss`` with respect to each attention map ``[B, H, N, N]`` of ``maps`` (one per encoder
+    layer). Only layers ``1 .. k`` feed the hidden state ``k`` the model reads (``encoder_layer``); a later
+    layer's attention never reaches the decision, so its gradient is 0 and it is not differentiated."""
+    used = read_out_layer(encoder_layer, len(maps))
+    grads = torch.autograd.grad(loss, maps[:used]) if used else ()
+    return (*grads, *(torch.zeros_like(m) for m in maps[used:]))
+
+
 def attention_anatomy(
     explainer: SelfExplainer,
     examples: Sequence[Example],
@@ -111,7 +124,7 @@ def attention_anatomy(
                 if all(g is not None for g in gold):
                     labels = torch.tensor(gold, device=device)
                 loss = F.cross_entropy(out.logits, labels, reduction="sum")
-                map_grads = torch.autograd.grad(loss, tuple(maps))
+                map_grads = decision_gradients(loss, tuple(maps), explainer.config.encoder_layer)
         roles = roles_from_batch(
             inputs["input_ids"], inputs["attention_mask"], inputs["token_mask"], inputs["segment_ids"], punct
         )

@@ -19,7 +19,7 @@ from selfexplain.explainers.attention_rows import AttentionRowsMethod
 from selfexplain.explainers.occlusion import REMOVALS, Removal, predict_kept
 from selfexplain.explainers.random_baseline import instance_rng
 from selfexplain.faithfulness import alpha_tests
-from selfexplain.faithfulness.metrics import kendall_tau, ranking
+from selfexplain.faithfulness.metrics import kendall_tau, top_evidence
 from selfexplain.faithfulness.tokens import token_experiments
 from selfexplain.faithfulness.workers import analyse_in_workers
 from selfexplain.pipeline import SelfExplainer
@@ -83,7 +83,7 @@ def analyse(explainer: SelfExplainer, example: Example, index: int, options: Lab
         "tokens": instance.tokens,
         "offsets": [[token.start, token.end] for token in instance.explanation.tokens],
         "explainers": {
-            name: {**tokens[name], "top": ranking(scores[name])[: options.top_tokens].tolist()} for name in names
+            name: {**tokens[name], "top": top_evidence(scores[name], options.top_tokens).tolist()} for name in names
         },
         "scores": {name: np.round(scores[name], 6).tolist() for name in names},
         "tau": {k: (None if np.isnan(v) else round(v, 6)) for k, v in tau.items()},

@@ -109,6 +109,13 @@ def ranking(scores: np.ndarray) -> np.ndarray:
     return np.argsort(-np.asarray(scores, dtype=np.float64), kind="stable")
 
 
+def top_evidence(scores: np.ndarray, k: int) -> np.ndarray:
+    """The first ``k`` indices of :func:`ranking` among tokens scored above 0: a token a method scores 0
+    (alpha 0 is no evidence) or below (against the prediction) is never listed as one of its top tokens."""
+    order = ranking(scores)
+    return order[np.asarray(scores, dtype=np.float64)[order] > 0][:k]
+
+
 def bin_sizes(count: int, fractions: tuple[float, ...] = ERASER_FRACTIONS) -> np.ndarray:
     """Tokens in each ERASER bin: ``k = max(1, ceil(f * T))`` for each fraction ``f``."""
     return np.array([max(1, math.ceil(f * count - 1e-9)) for f in fractions])

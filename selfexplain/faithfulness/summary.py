@@ -182,13 +182,22 @@ def alpha_table(rows: Rows) -> pd.DataFrame:
     return pd.DataFrame(records, columns=["test", "value", "better"])
 
 
+def listed_top(row: dict, name: str) -> list[int]:
+    """Method ``name``'s top tokens of one row, only those it scores above 0 (a row written before the lab
+    dropped them may list a token with score 0, e.g. alpha 0)."""
+    scores = row.get("scores", {}).get(name)
+    top = row["explainers"][name]["top"]
+    return top if scores is None else [i for i in top if scores[i] > 0]
+
+
 def drilldown_table(row: dict) -> pd.DataFrame:
-    """One input: each explainer's top tokens (in rank order) side by side with its metrics."""
+    """One input: each explainer's top tokens (in rank order, only tokens it scores above 0; "none above 0"
+    when it scores none) side by side with its metrics."""
     tokens = row["tokens"]
     return pd.DataFrame.from_records(
         {
             "explainer": name,
-            "top tokens": " · ".join(tokens[i] for i in e["top"]),
+            "top tokens": " · ".join(tokens[i] for i in listed_top(row, name)) or "none above 0",
             "comprehensiveness": e["comprehensiveness"],
             "sufficiency": e["sufficiency"],
             "flip_fraction": e["flip_fraction"],
