@@ -18,7 +18,6 @@ from selfexplain.modeling.checkpoint import save_model
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "artifacts"
-SCREENSHOTS = ROOT / "assets" / "screenshots"
 TEXT = "Despite a sluggish first act, the film finds its footing and the final scenes are quietly unforgettable."
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="needs playwright")
@@ -78,8 +77,6 @@ def test_two_models_side_by_side_are_captured(browser, app_url: str) -> None:
     page.wait_for_timeout(1000)  # plotly redraws at the new size
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "compare.png"), full_page=True)
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / "compare.png"), full_page=True)
     assert page.viewport_size["width"] == 1440
     assert dialogs == []
 

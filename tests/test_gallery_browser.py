@@ -18,7 +18,6 @@ from selfexplain.gallery.store import GalleryStore
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "artifacts"
-SCREENSHOTS = ROOT / "assets" / "screenshots"
 TEXT = "The visuals are gorgeous, but the story is thin and the ending falls flat."
 NOTE = "<img src=x onerror=alert(1)> Show this one on **Monday**"
 
@@ -91,8 +90,6 @@ def test_pin_survives_a_restart_and_its_permalink_opens_it(browser, tmp_path: Pa
         assert "1" in [mark.get_attribute("data-rank") for mark in marks.all()]  # marks are in text order
         assert page.locator("text=1 of 1 pin(s) · kept in SQLite").count() == 1
         page.screenshot(path=str(ARTIFACTS / "gallery.png"), full_page=True)
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENSHOTS / "gallery.png"), full_page=True)
 
         page.goto(f"{url}/Gallery")  # the list of the restarted server holds the pin; open it from there
         page.wait_for_selector("text=1 of 1 pin(s) · kept in SQLite", timeout=90_000)
