@@ -13,6 +13,7 @@ from contextlib import nullcontext
 
 import streamlit as st
 
+from pages.parts.baseline_panel import render_baseline
 from pages.parts.document_panel import render_long_document
 from pages.parts.edit_panel import render_edit_panel
 from pages.parts.evidence_panel import render_evidence_controls, render_grids, render_highlight, render_span_table
@@ -37,6 +38,7 @@ from pages.ui.input_limit import input_limit, input_limit_caption
 from pages.ui.loading import cached_explanation
 from pages.ui.navigation import sidebar_navigation
 from pages.ui.picker import model_picker
+from selfexplain.modeling.read_out import layers_read
 from selfexplain.results.explanation import Explanation
 from selfexplain.views.highlight import escape_text
 
@@ -74,6 +76,9 @@ def main() -> None:
         need = "a premise and a hypothesis" if pair_model else "a sentence or a paragraph"
         st.info(f"Type or paste {need} above, or pick an example, then press Ctrl+Enter.")
         return
+    if explainer.config.head != "span":  # a plain baseline: no alpha, gradient x input and attention instead
+        render_baseline(explainer, st.session_state.model_directory, text, pair)
+        return
     text_in, pair_in, truncated = text, pair, False
     if pair_model:  # a single long text is read in windows; a pair must fit one window
         text_in, pair_in, truncated = explainer.truncate_to_fit(text, pair)
@@ -96,7 +101,7 @@ def main() -> None:
     if present:
         render_presentation(explanation)  # no controls, no Pin box
     else:
-        render(explanation)
+        render(explanation, layers_read(explainer.model))
         pin_widget(explanation, explainer.name, text_in, pair_in)
     write_view(explanation)
 
@@ -137,14 +142,15 @@ def render_inputs(model_name: str, pair_model: bool) -> tuple[str, str | None]:
     return text, pair
 
 
-def render(explanation: Explanation) -> None:
-    """The prediction, highlighted spans, the alpha grid beside the attention grid, the controls and tools
-    (presentation mode has its own view: :func:`pages.parts.present_panel.render_presentation`)."""
+def render(explanation: Explanation, reads: int | None = None) -> None:
+    """The prediction, highlighted spans, the alpha grid beside the attention grid (``reads``: the encoder layers
+    the model reads), the controls and tools (presentation mode has its own view:
+    :func:`pages.parts.present_panel.render_presentation`)."""
     render_prediction(explanation)
     spans, level = render_evidence_controls(explanation)
     selection = render_highlight(explanation, spans)  # the explained text first, the figures after it
     pause_before_figures()
-    grid = render_grids(explanation, level)
+    grid = render_grids(explanation, level, reads)
     render_span_table(explanation)
     render_edit_panel(explanation, st.session_state.model_directory, selection)
     render_flip(explanation)

@@ -180,6 +180,13 @@ def main() -> None:
     explainer = model_picker()
     if explainer is None:
         return
+    if explainer.config.head != "span":
+        st.info(
+            f"{escape_text(explainer.name)} is a plain baseline ({escape_text(explainer.config.head)} head): it has "
+            "no alpha, and this page compares alpha before and after each change. Choose a self-explaining model "
+            "in the sidebar; the Explain and Compare pages show this model's gradient x input."
+        )
+        return
     if explainer.config.pair:
         st.info("Perturbations change the first text (the premise); the hypothesis is kept.")
     directory = st.session_state.model_directory

@@ -17,6 +17,7 @@ from selfexplain.views.word_attention import (
     MERGE_RULE,
     explanation_group_attention,
     head_view_html,
+    layers_caption,
     word_attention_figure,
 )
 
@@ -72,9 +73,12 @@ def attention_figure_for(
     return word_attention_figure(words, labels, f"{title}, {level} level", view)
 
 
-def render_attention(explanation: Explanation, level: Level = "word", view: tuple[int, int] | None = None) -> None:
+def render_attention(
+    explanation: Explanation, level: Level = "word", view: tuple[int, int] | None = None, reads: int | None = None
+) -> None:
     """The attention selectors, the map on the alpha grid's axis (``level``, viewport ``view``; the encoder's
-    tokens behind a toggle) and, on request, the head view."""
+    tokens behind a toggle) and, on request, the head view; ``reads``: the encoder layers ``1 .. reads`` the
+    model reads (:func:`selfexplain.modeling.read_out.layers_read`), said under the selectors."""
     if explanation.attentions is None:
         st.info(
             "Raw self-attention is shown for inputs that fit one encoder window; this text was read in "
@@ -100,6 +104,8 @@ def render_attention(explanation: Explanation, level: Level = "word", view: tupl
         "Head", list(range(heads)), key="attn_head", format_func=lambda i: str(i + 1),
         disabled=aggregate != "head", **bind("attn_head", 0),  # type: ignore[arg-type]
     )  # fmt: skip
+    if reads is not None:
+        st.caption(layers_caption(reads, layers))
     tokens = st.toggle(
         "Encoder tokens", key="attn_tokens", help="the raw map over wordpieces, [CLS] and [SEP]",
         **bind("attn_tokens", False),  # type: ignore[arg-type]

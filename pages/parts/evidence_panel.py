@@ -55,14 +55,14 @@ def render_evidence_controls(explanation: Explanation) -> tuple[list[Span], Leve
     return spans, level
 
 
-def render_grids(explanation: Explanation, level: Level) -> Figure:
-    """The alpha grid beside the encoder's attention (same viewport), then the second opinion; returns the
-    alpha grid's figure (the HTML report includes it)."""
+def render_grids(explanation: Explanation, level: Level, reads: int | None = None) -> Figure:
+    """The alpha grid beside the encoder's attention (same viewport; ``reads``: the encoder layers the model
+    reads), then the second opinion; returns the alpha grid's figure (the HTML report includes it)."""
     grid_col, attn_col = st.columns(2, gap="large")
     with grid_col:
         grid, view = render_grid(explanation, level)
     with attn_col:
-        render_attention(explanation, level, view)
+        render_attention(explanation, level, view, reads)
     render_second_opinion(explanation, st.session_state.model_directory)
     return grid
 

@@ -36,6 +36,20 @@ MERGE_RULE = (
     "other word's pieces of the mean over its own pieces; attention to [CLS] and [SEP] is left out, so a row "
     "sums to what the word gives the words shown."
 )
+
+
+def layers_caption(reads: int, shown: int | None = None) -> str:
+    """Which attention layers reach the decision of a model that reads hidden state ``reads`` (it runs
+    encoder layers ``1 .. reads``), when ``shown`` layers are on offer (default: those ``reads``)."""
+    if reads == 0:
+        return "This model reads the embeddings: no attention layer reaches its decision."
+    line = f"Layers 1-{reads}: the layers this model reads." if reads != 1 else "Layer 1: the layer this model reads."
+    if shown is not None and shown > reads:
+        later = f"layer {reads + 1}" if shown == reads + 1 else f"layers {reads + 1}-{shown}"
+        line += f" The encoder also ran {later}, which never reach{'es' if shown == reads + 1 else ''} its decision."
+    return line
+
+
 LINE_BINS = (0.05, 0.1, 0.2, 0.4)  # a head view draws weights from 0.05 up, in four bands of width and opacity
 HEAD_VIEW_TOP = 3  # each word's lines go to at most its 3 most attended words
 MAX_HEAD_WORDS = 60  # a head view shows at most 60 words (the grid's viewport, cut)
