@@ -28,6 +28,7 @@ from selfexplain.batch.records import SCHEMA_VERSION, empty_record, explanation_
 from selfexplain.errors import InvalidInputError
 from selfexplain.pipeline import SelfExplainer, max_input_chars
 from selfexplain.support.jsonl import parse_record
+from selfexplain.support.output_paths import check_output
 from selfexplain.support.progress_log import ProgressLog, check_same_run, fingerprint, read_state, write_state
 
 
@@ -186,6 +187,8 @@ def run_batch(
     check_columns(explainer, reader)
     next(iter(reader), None)  # file-level problems of the header or first row fail before anything is written
     out = Path(out)
+    for target in (out, _sidecar(out), _part(out, rank, world), _sidecar(_part(out, rank, world))):
+        check_output(target)  # a device, FIFO or link is refused, never written through or replaced
     out.parent.mkdir(parents=True, exist_ok=True)
     meta = run_meta(explainer, reader, options)
     final = _sidecar_state(out)

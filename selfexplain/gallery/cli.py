@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from selfexplain.support.terminal import json_printable, printable, say
+
 if TYPE_CHECKING:
     from selfexplain.gallery.records import PinSummary
 
@@ -62,8 +64,10 @@ def _store():
 
 
 def _one_line(text: str, width: int) -> str:
+    """``text`` on one line, cut to ``width`` characters, controls shown escaped (never sent raw)."""
     flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+    flat = flat if len(flat) <= width else flat[: width - 1] + "…"
+    return printable(flat, lines=False)
 
 
 def run_add(args: argparse.Namespace) -> int:
@@ -73,7 +77,7 @@ def run_add(args: argparse.Namespace) -> int:
     explainer = load_model(resolve_model(args.model))
     explanation = explainer.explain(args.text, pair=args.pair, attentions=False)
     pin = store.add(explanation, explainer.name, note=args.note)
-    print(pin.id)
+    say(pin.id)
     return 0
 
 
@@ -90,7 +94,7 @@ def _listed(args: argparse.Namespace) -> Iterator[PinSummary]:
         if after is None:
             return
         if args.limit:
-            print(f"more pins: selfexplain gallery list --after {after} (with the same filters)", file=sys.stderr)
+            say(f"more pins: selfexplain gallery list --after {after} (with the same filters)", file=sys.stderr)
             return
 
 
@@ -100,14 +104,14 @@ def run_list(args: argparse.Namespace) -> int:
         first = next(pins, None)
         print("[", end="")
         for n, pin in enumerate(itertools.chain([first], pins) if first is not None else ()):
-            print((", " if n else "") + json.dumps(pin.to_dict(), ensure_ascii=False), end="")
+            print((", " if n else "") + json_printable(json.dumps(pin.to_dict(), ensure_ascii=False)), end="")
         print("]")
         return 0
     listed = 0
     for pin in _listed(args):
         when = pin.created.strftime("%Y-%m-%d %H:%M")
         note = f"  [{_one_line(pin.note, 30)}]" if pin.note else ""
-        print(f"{pin.id}  {when}  {_one_line(pin.model, 20):<20}  {_one_line(pin.label, 14):<14}  "
+        print(f"{printable(pin.id)}  {when}  {_one_line(pin.model, 20):<20}  {_one_line(pin.label, 14):<14}  "
               f"{_one_line(pin.text, 60)}{note}")  # fmt: skip
         listed += 1
     if not listed:
@@ -118,31 +122,31 @@ def run_list(args: argparse.Namespace) -> int:
 def run_show(args: argparse.Namespace) -> int:
     pin = _store().get(args.id)
     if args.json:
-        print(json.dumps(pin.to_dict(), ensure_ascii=False))
+        print(json_printable(json.dumps(pin.to_dict(), ensure_ascii=False)))
         return 0
     probabilities = pin.explanation["probabilities"]
-    print(f"pin {pin.id}  ·  {pin.created.isoformat(timespec='seconds')}  ·  model {pin.model}")
-    print(f"text: {pin.text}")
+    say(f"pin {pin.id}  ·  {pin.created.isoformat(timespec='seconds')}  ·  model {pin.model}")
+    say(f"text: {pin.text}")
     if pin.pair is not None:
-        print(f"pair: {pin.pair}")
+        say(f"pair: {pin.pair}")
     if pin.note:
-        print(f"note: {pin.note}")
-    print(f"{pin.label}  (" + ", ".join(f"{n} {p:.3f}" for n, p in probabilities.items()) + ")")
+        say(f"note: {pin.note}")
+    say(f"{pin.label}  (" + ", ".join(f"{n} {p:.3f}" for n, p in probabilities.items()) + ")")
     shown = [span for span in pin.explanation["spans"] if span["alpha"] > 0]
     for span in shown:
-        print(f"{span['rank']:>3}. {span['alpha']:.4f}  {span['text']}")
+        say(f"{span['rank']:>3}. {span['alpha']:.4f}  {printable(span['text'], lines=False)}")
     return 0
 
 
 def run_remove(args: argparse.Namespace) -> int:
     _store().remove(args.id)
-    print(f"removed {args.id}")
+    say(f"removed {args.id}")
     return 0
 
 
 def run_export(args: argparse.Namespace) -> int:
     count = _store().export_jsonl(args.file)
-    print(f"exported {count} pin(s) to {args.file}")
+    say(f"exported {count} pin(s) to {args.file}")
     return 0
 
 
@@ -152,5 +156,5 @@ def run_import(args: argparse.Namespace) -> int:
     with open_pins(args.file) as handle:
         check_pins(handle, str(args.file))  # a bad file is reported before the database is opened
         added, skipped = _store().import_stream(handle, str(args.file), checked=True)
-    print(f"imported {added} pin(s) from {args.file}" + (f"; {skipped} already present" if skipped else ""))
+    say(f"imported {added} pin(s) from {args.file}" + (f"; {skipped} already present" if skipped else ""))
     return 0

@@ -7,7 +7,9 @@ so memory does not grow with the file. An import reads the file twice: every lin
 anything is stored, then the store adds them in one transaction (a file is imported whole or not at
 all); errors are one line naming the file and the line.
 
-Writing goes through a temporary file renamed into place, one line at a time.
+Writing goes through a temporary file renamed into place, one line at a time, and only to a new path or a
+regular file (:mod:`selfexplain.support.output_paths`): a device, FIFO or symbolic link is refused, never
+replaced.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ from __future__ import annotations
 import codecs
 import io
 import json
-import os
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -23,6 +24,7 @@ from typing import BinaryIO
 
 from selfexplain.errors import GalleryImportError
 from selfexplain.gallery.records import MAX_RECORD_BYTES, Pin, parse_line
+from selfexplain.support.output_paths import check_output, replace_output
 
 MAX_IMPORT_PINS = 1_000_000
 
@@ -97,8 +99,11 @@ def pins_jsonl(pins: Iterable[Pin]) -> str:
 
 
 def write_lines(lines: Iterable[str], path: Path) -> int:
-    """Write ``lines`` to ``path`` through a temporary file renamed into place; returns the count."""
+    """Write ``lines`` to ``path`` through a temporary file renamed into place; returns the count.
+    :class:`~selfexplain.errors.InvalidInputError` before anything is written when ``path`` exists and is
+    not a regular file (a device, FIFO, folder or link)."""
     path = Path(path)
+    check_output(path)
     count = 0
     handle = tempfile.NamedTemporaryFile(
         "w", encoding="utf-8", dir=path.parent if str(path.parent) else ".", prefix=f".{path.name}.", delete=False
@@ -108,7 +113,7 @@ def write_lines(lines: Iterable[str], path: Path) -> int:
             for line in lines:
                 handle.write(line)
                 count += 1
-        os.replace(handle.name, path)
+        replace_output(handle.name, path)
     except BaseException:
         Path(handle.name).unlink(missing_ok=True)
         raise
