@@ -44,13 +44,38 @@ DEFAULT_CACHE_MB = 64  # ~90 short explanations with their attention maps; a rer
 APP_DEFAULTS = {"SELFEXPLAIN_RESTRICT_MODELS": "1", "SELFEXPLAIN_HUB": "0"}
 
 
+TRUE_WORDS = ("1", "true", "yes", "on")
+FALSE_WORDS = ("0", "false", "no", "off")
+
+
+def ascii_whole(text: str) -> bool:
+    """Whether ``text`` is a non-empty run of the ASCII digits 0-9 (``str.isdigit`` also accepts ``²``,
+    ``³`` and other scripts' digits, which ``int`` then refuses or reads as another number)."""
+    return bool(text) and text.isascii() and text.isdecimal()
+
+
 def parse_max_chars(value: str | int, source: str) -> int:
-    """A character limit from ``value`` (digits, ``_`` or ``,`` separators allowed); ``source`` names
+    """A character limit from ``value`` (ASCII digits, ``_`` or ``,`` separators allowed); ``source`` names
     where it came from in the error. Raises :class:`InvalidInputError` unless it is a whole number >= 1."""
     text = str(value).strip().replace("_", "").replace(",", "")
-    if not text.isdigit() or int(text) < 1:
+    if not ascii_whole(text) or int(text) < 1:
         raise InvalidInputError(f"{source} must be a whole number of characters, at least 1 (got {str(value)!r})")
     return int(text)
+
+
+def flag(name: str, default: bool) -> bool:
+    """The on/off setting ``name``: surrounding spaces dropped, any case, ``1``/``true``/``yes``/``on`` or
+    ``0``/``false``/``no``/``off``; ``default`` when unset or blank. Any other value is refused in one line
+    (:class:`InvalidInputError` naming the variable), never read as one or the other."""
+    raw = os.environ.get(name, "")
+    word = raw.strip().lower()
+    if not word:
+        return default
+    if word in TRUE_WORDS:
+        return True
+    if word in FALSE_WORDS:
+        return False
+    raise InvalidInputError(f"{name} must be one of {', '.join(TRUE_WORDS + FALSE_WORDS)} (got {raw!r})")
 
 
 def max_chars() -> int:
@@ -83,21 +108,21 @@ def models_dir() -> Path | None:
 
 
 def restrict_models() -> bool:
-    """``SELFEXPLAIN_RESTRICT_MODELS``: ``1``, ``true`` or ``yes`` (any case) load models only by name or
-    inside the models folders; off when unset (the library and CLI), on in the app (:func:`apply_app_defaults`)."""
-    return os.environ.get("SELFEXPLAIN_RESTRICT_MODELS", "").lower() in ("1", "true", "yes")
+    """``SELFEXPLAIN_RESTRICT_MODELS`` (a :func:`flag`): on loads models only by name or inside the models
+    folders; off when unset (the library and CLI), on in the app (:func:`apply_app_defaults`)."""
+    return flag("SELFEXPLAIN_RESTRICT_MODELS", False)
 
 
 def hub() -> bool:
-    """``SELFEXPLAIN_HUB``: whether an encoder that is not a local folder may be fetched from the Hugging
-    Face Hub; off for ``0``, ``false`` or ``no`` (any case), on when unset (off in the app)."""
-    return os.environ.get("SELFEXPLAIN_HUB", "1").strip().lower() not in ("0", "false", "no")
+    """``SELFEXPLAIN_HUB`` (a :func:`flag`): whether an encoder that is not a local folder may be fetched
+    from the Hugging Face Hub; on when unset (off in the app)."""
+    return flag("SELFEXPLAIN_HUB", True)
 
 
 def fused() -> bool:
-    """``SELFEXPLAIN_FUSED``: ``0`` runs the span layer in eager PyTorch instead of the compiled kernels;
-    anything else (or unset) allows the kernels."""
-    return os.environ.get("SELFEXPLAIN_FUSED", "1") != "0"
+    """``SELFEXPLAIN_FUSED`` (a :func:`flag`): off runs the span layer in eager PyTorch instead of the
+    compiled kernels; on when unset."""
+    return flag("SELFEXPLAIN_FUSED", True)
 
 
 def cache_dir() -> Path:
@@ -107,14 +132,12 @@ def cache_dir() -> Path:
 
 
 def cache_mb() -> int:
-    """``SELFEXPLAIN_CACHE_MB``: the app's result cache budget in megabytes; 64 when unset, empty or not a
-    whole number, and at least 1."""
-    raw = os.environ.get("SELFEXPLAIN_CACHE_MB", "")
-    try:
-        megabytes = int(raw) if raw.strip() else DEFAULT_CACHE_MB
-    except ValueError:
-        megabytes = DEFAULT_CACHE_MB
-    return max(1, megabytes)
+    """``SELFEXPLAIN_CACHE_MB``: the app's result cache budget in megabytes, at least 1; 64 when unset,
+    blank or not a whole number in ASCII digits (the cache is built once per server, so a bad value falls
+    back instead of stopping every page)."""
+    text = os.environ.get("SELFEXPLAIN_CACHE_MB", "").strip()
+    digits = text[1:] if text.startswith("-") else text
+    return max(1, int(text)) if ascii_whole(digits) else DEFAULT_CACHE_MB
 
 
 def home() -> Path:

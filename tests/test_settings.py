@@ -78,12 +78,16 @@ def test_flags(bare: pytest.MonkeyPatch) -> None:
     for raw, value in (("1", True), ("TRUE", True), ("yes", True), ("0", False), ("no", False), ("", False)):
         bare.setenv("SELFEXPLAIN_RESTRICT_MODELS", raw)
         assert settings.restrict_models() is value
-    for raw, value in (("0", False), (" False ", False), ("NO", False), ("1", True), ("", True), ("off", True)):
+    for raw, value in (("0", False), (" False ", False), ("NO", False), ("1", True), ("", True), ("off", False)):
         bare.setenv("SELFEXPLAIN_HUB", raw)
         assert settings.hub() is value
-    for raw, value in (("0", False), ("1", True), ("", True), ("false", True), (" 0", True)):
+    for raw, value in (("0", False), ("1", True), ("", True), ("false", False), (" 0", False), ("On", True)):
         bare.setenv("SELFEXPLAIN_FUSED", raw)
         assert settings.fused() is value
+    for name in ("SELFEXPLAIN_RESTRICT_MODELS", "SELFEXPLAIN_HUB", "SELFEXPLAIN_FUSED"):  # one strict reader
+        bare.setenv(name, "maybe")
+        with pytest.raises(InvalidInputError, match=f"{name} must be one of 1, true, yes, on, 0, false, no, off"):
+            settings.flag(name, True)
 
 
 def test_paths_and_urls(bare: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -106,7 +110,7 @@ def test_paths_and_urls(bare: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 
 def test_cache_mb(bare: pytest.MonkeyPatch) -> None:
-    for raw, value in (("128", 128), (" 8 ", 8), ("", 64), ("lots", 64), ("1.5", 64), ("0", 1), ("-3", 1)):
+    for raw, value in (("128", 128), (" 8 ", 8), ("", 64), ("lots", 64), ("1.5", 64), ("0", 1), ("-3", 1), ("²", 64)):
         bare.setenv("SELFEXPLAIN_CACHE_MB", raw)
         assert settings.cache_mb() == value
     from selfexplain.support.byte_cache import cache_budget_bytes

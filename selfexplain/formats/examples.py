@@ -147,5 +147,5 @@ def _first_line_is_tree(records: Records) -> bool:
         for _, line in lines:
             if line.strip():
                 stripped = line.lstrip()
-                return stripped.startswith("(") and stripped[1:2].isdigit()
+                return stripped.startswith("(") and stripped[1:2].isascii() and stripped[1:2].isdecimal()
     return False

@@ -43,7 +43,7 @@ def tree_nodes(line: str, where: str) -> list[TreeNode]:
     while position < len(tokens):
         token = tokens[position]
         if token == "(":
-            if position + 1 >= len(tokens) or not tokens[position + 1].isdigit():
+            if position + 1 >= len(tokens) or not (tokens[position + 1].isascii() and tokens[position + 1].isdecimal()):
                 raise DataError(f"{where}: a tree node without a numeric label")
             node = TreeNode(int(tokens[position + 1]), [], words_seen)
             nodes.append(node)

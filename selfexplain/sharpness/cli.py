@@ -72,7 +72,7 @@ def holds_trees(path: Path) -> bool:
     for _, line in text_lines(path):
         if line.strip():
             stripped = line.lstrip()
-            return stripped.startswith("(") and stripped[1:2].isdigit()
+            return stripped.startswith("(") and stripped[1:2].isascii() and stripped[1:2].isdecimal()
     return False
 
 
