@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 from selfexplain.batch.explore import confusion, label_names_of, records_frame, summary
 from selfexplain.batch.figures import confusion_figure
 from selfexplain.batch.records import FIELDS, record_explanation, record_spans
+from selfexplain.support.csv_cells import safe_frame
 from selfexplain.views.highlight import escape_text, highlight_html
 from selfexplain.views.style import REPORT_STYLE
 
@@ -29,7 +30,9 @@ def to_jsonl(records: Iterable[dict[str, Any]], top_k: int | None = None) -> str
 
 def to_csv(records: Iterable[dict[str, Any]], top_k: int | None = None) -> str:
     """One row per record: the scalar fields, ``p_<label>`` per class, the top span and its alpha,
-    and ``spans`` as a JSON list (``top_k`` spans, all when None)."""
+    and ``spans`` as a JSON list (``top_k`` spans, all when None). A text cell a spreadsheet would run as a
+    formula (``=``, ``+``, ``-``, ``@``, tab, carriage return first) gets a leading ``'``
+    (:mod:`selfexplain.support.csv_cells`)."""
     rows = []
     for record in records:
         cut = _cut(record, top_k)
@@ -48,7 +51,7 @@ def to_csv(records: Iterable[dict[str, Any]], top_k: int | None = None) -> str:
     extra = [c for c in frame.columns if c not in columns]
     frame = frame.reindex(columns=columns + extra)
     buffer = io.StringIO()
-    frame.to_csv(buffer, index=False)
+    safe_frame(frame).to_csv(buffer, index=False)
     return buffer.getvalue()
 
 

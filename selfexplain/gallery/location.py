@@ -8,7 +8,9 @@ or, by default, the SQLite file ``$SELFEXPLAIN_HOME/gallery.sqlite3`` (``SELFEXP
 (not a link) owned by this user that neither group nor others can write to, as the kernel cache must
 (:func:`selfexplain.support.private_paths.private_folder`), or :class:`GalleryDatabaseError` says so. The database
 file is created 0600 (an existing one of ours is narrowed to 0600; SQLite gives its ``-wal`` and ``-shm``
-files the database's mode), so no other user can read the pins whatever the folder's mode.
+files the database's mode), so no other user can read the pins whatever the folder's mode. An SQLite file
+named by ``SELFEXPLAIN_DB_URL`` gets the same checks (its folder and the file); a path that is not UTF-8
+is refused in one line (SQLite and SQLAlchemy take no other bytes).
 
 SQLite runs in WAL mode with a 30 s busy timeout and every write transaction starts with ``BEGIN
 IMMEDIATE``, so concurrent writers queue instead of failing.
@@ -29,10 +31,12 @@ from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 from selfexplain import settings
 from selfexplain.errors import GalleryDatabaseError
 from selfexplain.support.private_paths import UnsafePathError, private_file, private_folder
+from selfexplain.support.terminal import printable
 
 BUSY_TIMEOUT_S = 30
 DB_FILE = "gallery.sqlite3"
 HOME_HINT = "the gallery must be private: point SELFEXPLAIN_HOME at a folder of your own (or set SELFEXPLAIN_DB_URL)"
+URL_HINT = "the gallery must be private: point SELFEXPLAIN_DB_URL at an SQLite file in a folder of your own"
 
 
 def gallery_home() -> Path:
@@ -40,20 +44,55 @@ def gallery_home() -> Path:
     return settings.home()
 
 
-def database_url() -> str:
-    """``$SELFEXPLAIN_DB_URL``, else the SQLite file in :func:`gallery_home`, its folder checked private
-    (created 0700) and the file created 0600; GalleryDatabaseError when the folder is not private."""
-    explicit = settings.db_url()
-    if explicit is not None:
-        return explicit
-    home = gallery_home()
+def _check_utf8(value: str | Path, setting: str) -> None:
+    """A database path or URL must be UTF-8 text: SQLite and SQLAlchemy's URLs take no other bytes."""
     try:
-        private_folder(home, HOME_HINT)
-        private_file(home / DB_FILE, HOME_HINT)
+        str(value).encode("utf-8")
+    except UnicodeEncodeError:
+        shown = printable(value, lines=False)
+        raise GalleryDatabaseError(f"{setting} {shown} is not valid UTF-8 text; choose a path that is") from None
+
+
+def _private(folder: Path, database: Path | None, hint: str) -> None:
+    """``folder`` private (:func:`private_folder`) and ``database`` (when given) a private file in it."""
+    try:
+        private_folder(folder, hint)
+        if database is not None:
+            private_file(database, hint)
     except UnsafePathError as err:
         raise GalleryDatabaseError(f"gallery folder: {err}") from None
     except OSError as err:
-        raise GalleryDatabaseError(f"cannot create the gallery in {home}: {err.strerror or err}") from None
+        raise GalleryDatabaseError(f"cannot create the gallery in {folder}: {err.strerror or err}") from None
+
+
+def sqlite_file(raw: str) -> Path | None:
+    """The database file an SQLite URL names; None for another database, an in-memory one, or a URL
+    that does not parse (:func:`open_engine` reports that)."""
+    try:
+        url = sa.make_url(raw)
+    except (ArgumentError, ValueError, UnicodeError):
+        return None
+    if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:":
+        return None
+    if url.database.startswith("file:") or url.query.get("mode") == "memory":
+        return None
+    return Path(url.database)
+
+
+def database_url() -> str:
+    """``$SELFEXPLAIN_DB_URL``, else the SQLite file in :func:`gallery_home`. Either SQLite file gets the
+    same privacy checks: its folder private (created 0700), the file created 0600; GalleryDatabaseError
+    when the folder is not private or its path is not UTF-8."""
+    explicit = settings.db_url()
+    if explicit is not None:
+        _check_utf8(explicit, "SELFEXPLAIN_DB_URL")
+        database = sqlite_file(explicit)
+        if database is not None:
+            _private(database.parent, database, URL_HINT)
+        return explicit
+    home = gallery_home()
+    _check_utf8(home, "SELFEXPLAIN_HOME")
+    _private(home, home / DB_FILE, HOME_HINT)
     return f"sqlite:///{home / DB_FILE}"
 
 
