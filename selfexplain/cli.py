@@ -28,6 +28,7 @@ from selfexplain.cli_support import (
 from selfexplain.errors import USER_ERRORS
 from selfexplain.support.limits import max_chars_setting, read_limited_text
 from selfexplain.support.malloc_tuning import fix_mmap_threshold
+from selfexplain.support.terminal import printable, say
 
 if TYPE_CHECKING:  # the document and data modules load numpy: keep them off the start-up
     from selfexplain.data import Example
@@ -254,6 +255,10 @@ def run_train(args: argparse.Namespace) -> int:
 def run_eval(args: argparse.Namespace) -> int:
     from selfexplain.pipeline import load_model
     from selfexplain.training.evaluation import predict_examples
+    from selfexplain.support.output_paths import check_output
+
+    if args.predictions is not None:
+        check_output(args.predictions)  # before the run: never a device, FIFO or link
 
     explainer = load_model(args.model, fused=not args.no_fused)
     config = explainer.model.config
@@ -315,11 +320,11 @@ def run_explain(args: argparse.Namespace) -> int:
         print(json.dumps(data))
         return 0
     probs = ", ".join(f"{n} {p:.3f}" for n, p in zip(explanation.label_names, explanation.probabilities))
-    print(f"{explanation.label}  ({probs})")
+    say(f"{explanation.label}  ({probs})")
     listed = explanation.top_spans(top_k)
     shown = [span for span in listed if span.alpha > 0]  # a sparse alpha's zeros say nothing
     for rank, span in enumerate(shown, start=1):
-        print(f"{rank:>3}. {span.alpha:.4f}  {span.text}")
+        say(f"{rank:>3}. {span.alpha:.4f}  {printable(span.text, lines=False)}")
     if len(shown) < len(listed):
         print(f"     (every other span has alpha 0: {int(explanation.span_mask.sum()) - len(shown):,} spans)")
     return 0
@@ -331,11 +336,11 @@ def print_document(document: Document, top_k: int | None, as_json: bool) -> int:
         print(json.dumps({**document.to_dict(top_k=top_k), "flip": None}))  # no certificate across windows
         return 0
     probs = ", ".join(f"{n} {p:.3f}" for n, p in zip(document.label_names, document.probabilities))
-    print(f"{document.label}  ({probs})  read in {len(document.window_starts)} windows")
+    say(f"{document.label}  ({probs})  read in {len(document.window_starts)} windows")
     listed = document.top_spans(top_k)
     shown = [span for span in listed if span.alpha > 0]
     for rank, span in enumerate(shown, start=1):
-        print(f"{rank:>3}. {span.alpha:.4f}  {span.text}")
+        say(f"{rank:>3}. {span.alpha:.4f}  {printable(span.text, lines=False)}")
     if len(shown) < len(listed):
         print(f"     (every other span has alpha 0: {document.num_spans - len(shown):,} spans)")
     return 0
@@ -389,7 +394,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with max_chars_setting(getattr(args, "max_chars", None)):
             return int(handler(args))
     except USER_ERRORS as err:
-        print(f"selfexplain: error: {err}", file=sys.stderr)
+        say(f"selfexplain: error: {printable(err, lines=False)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("selfexplain: interrupted", file=sys.stderr)
