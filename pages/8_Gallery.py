@@ -24,6 +24,7 @@ from selfexplain.formats import suffixes
 from selfexplain.gallery.records import DamagedPinError, Pin
 from selfexplain.gallery.transfer import pins_jsonl
 from selfexplain.gallery.view import explain_link, permalink, pin_spans, summary_explanation
+from selfexplain.views.evidence import kept_caption
 from selfexplain.views.figures import probability_figure
 from selfexplain.views.highlight import escape_text, highlight_html
 from selfexplain.views.style import ACCENT
@@ -92,8 +93,9 @@ def show_pin(store, pin: Pin) -> None:
             k = 1
             st.caption("One span carries weight." if most == 1 else "No span carries weight.")
         st.html(highlight_html(summary, pin_spans(pin, k, overlapping)))
-        kept = pin.explanation.get("stored", {}).get("top_k", len(pin.explanation["spans"]))
-        st.caption(f"The pin keeps the top {kept} spans of {pin.explanation['num_valid_spans']:,}, not the grid.")
+        held = sum(1 for span in pin.explanation["spans"] if span["alpha"] > 0)  # what the pin holds, not top_k
+        evidence = pin.explanation.get("num_evidence_spans")
+        st.caption(kept_caption(held, evidence, pin.explanation["num_valid_spans"]))
     right.plotly_chart(probability_figure(summary), config=PLOT_CONFIG, key="gallery_probabilities")
     if weighted:
         table = pd.DataFrame([{"rank": s.rank, "alpha": s.alpha, "span": s.text} for s in weighted])

@@ -156,3 +156,12 @@ def test_batch_records_and_cli_list_no_zero_span(
     every = json.loads(capsys.readouterr().out)["spans"]
     assert len(every) == data["num_valid_spans"]  # --top-k 0: every valid span, as --help says
     assert all(s["rank"] == 0 for s in every if s["alpha"] == 0)
+
+
+def test_a_pin_says_how_many_spans_it_holds() -> None:
+    from selfexplain.views.evidence import kept_caption
+
+    assert kept_caption(1, 1, 38).startswith("The pin keeps the one span that carries weight (the other 37 of 38")
+    assert kept_caption(3, 3, 38).startswith("The pin keeps all 3 spans that carry weight (the other 35 of 38")
+    assert kept_caption(20, 38, 38).startswith("The pin keeps the top 20 of the 38 spans that carry weight;")
+    assert "top 20" not in kept_caption(1, None, 38) and "1 span with weight, of 38" in kept_caption(1, None, 38)

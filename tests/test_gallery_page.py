@@ -147,6 +147,11 @@ def test_a_pin_with_one_weighted_span_offers_no_more(store: GalleryStore, tiny_e
     assert not at.exception
     assert not [s for s in at.slider if s.label == "Spans to show"]
     assert "One span carries weight." in [c.value for c in at.caption]
+    valid = pin.explanation["num_valid_spans"]  # the pin holds one span: it says so, not "the top 20 spans"
+    assert (
+        f"The pin keeps the one span that carries weight (the other {valid - 1:,} of {valid:,} have alpha 0); "
+        "it does not keep the grid." in [c.value for c in at.caption]
+    )
     several = store.add(explanation, "tiny-sst")  # softmax: every span weighted, at most 20 offered
     at = gallery(several.id)
     slider = next(s for s in at.slider if s.label == "Spans to show")

@@ -60,3 +60,19 @@ def weight_sentence(evidence: list[Span], num_evidence: int, num_valid: int) -> 
         f"{num_evidence:,} phrases carry all the weight: {names}. "
         f"The other {zeros:,} spans have alpha 0 and are not shown."
     )
+
+
+def kept_caption(held: int, num_evidence: int | None, num_valid: int) -> str:
+    """What a saved explanation (a Gallery pin) holds, in words: ``held`` spans that carry weight (alpha above
+    0), of ``num_evidence`` that do (None: not recorded) among ``num_valid`` spans; never the grid."""
+    grid = "it does not keep the grid."
+    if held == 0:
+        return f"The pin keeps no span with weight (of {num_valid:,}); {grid}"
+    if num_evidence is None:
+        return f"The pin keeps {held:,} span{'s' if held != 1 else ''} with weight, of {num_valid:,}; {grid}"
+    if num_evidence > held:
+        return f"The pin keeps the top {held:,} of the {num_evidence:,} spans that carry weight; {grid}"
+    others = num_valid - held
+    zeros = f" (the other {others:,} of {num_valid:,} have alpha 0)" if others > 0 else ""
+    kept = "the one span that carries" if held == 1 else f"all {held:,} spans that carry"
+    return f"The pin keeps {kept} weight{zeros}; {grid}"
