@@ -5,7 +5,9 @@ Inside a window rows are sorted by length (less padding) and explained ``batch_s
 time; the window's records are then written in input order and committed: flushed, fsynced,
 and the committed byte length recorded in a ``.progress.json`` sidecar. A killed run resumes
 by cutting the file back to the last commit and skipping the committed windows, so no row
-is lost or duplicated and batches are the same as in an uninterrupted run.
+is lost or duplicated and batches are the same as in an uninterrupted run. The sidecar is written before
+the first row, and a window whose write fails (a full disk) is cut off again (whole lines only), so an
+output is always resumable: free space and rerun the same command.
 
 Scale-out: with ``world`` processes (``accelerate launch``), window ``w`` belongs to process
 ``w % world``, which writes ``OUT.partR-of-W``; after a barrier the main process merges the
@@ -197,6 +199,7 @@ def run_batch(
         return 0
     path = _part(out, rank, world)
     state = _read_state(path, meta)
+    _commit(path, state)  # a progress file from the start: an output cut short (a full disk) stays resumable
     done, processed = state["records"], 0
     share = None if total is None else -(-total // world)
     bar = tqdm(

@@ -128,10 +128,30 @@ class ProgressLog:
             self._handle = None
 
     def append(self, rows: Iterable[Mapping[str, Any]]) -> int:
-        """Append ``rows`` (one line each), flushed and fsynced before returning; the file's size after."""
+        """Append ``rows`` (one line each), flushed and fsynced before returning; the file's size after.
+        Whole lines only: when the write fails (a full disk), the file is cut back to its size before the
+        call and the error is raised, so no half-written line is left for a rerun to trip on."""
         if self._handle is None:
             raise RuntimeError("append inside 'with log:'")
-        self._handle.write("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows).encode("utf-8"))
+        data = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows).encode("utf-8")
         self._handle.flush()
-        os.fsync(self._handle.fileno())
+        start = os.fstat(self._handle.fileno()).st_size
+        try:
+            self._handle.write(data)
+            self._handle.flush()
+            os.fsync(self._handle.fileno())
+        except OSError:
+            self._discard(start)
+            raise
         return self._handle.tell()
+
+    def _discard(self, size: int) -> None:
+        """After a failed append: close the handle (its buffer may still hold part of the rows, which the
+        close may write or fail to write), then cut the file back to ``size`` bytes and reopen it."""
+        assert self._handle is not None
+        try:
+            self._handle.close()
+        except OSError:
+            pass
+        os.truncate(self.path, size)
+        self._handle = self.path.open("ab")

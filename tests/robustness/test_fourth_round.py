@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import json
 import os
+import resource
+import signal
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -13,6 +17,7 @@ import pytest
 from selfexplain import settings
 from selfexplain.batch.export import to_csv
 from selfexplain.batch.reader import RowReader
+from selfexplain.batch.runner import BatchOptions, run_batch
 from selfexplain.cli import main
 from selfexplain.errors import InvalidInputError
 from selfexplain.gallery.transfer import write_lines
@@ -222,3 +227,36 @@ def test_row16_a_home_that_is_not_utf8_is_one_line(
     monkeypatch.setenv("SELFEXPLAIN_DB_URL", "sqlite:///" + os.fsdecode(b"/tmp/x\xfe.db"))
     code, _, err = gallery(capsys, "list")
     assert code == 2 and "x\\xfe.db is not valid UTF-8" in err
+
+
+@contextmanager
+def file_size_limit(size: int) -> Iterator[None]:
+    """Within the block, no file of this process may grow past ``size`` bytes: a write across the limit is
+    cut short and the next one fails (EFBIG), as on a full disk."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (size, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, handler)
+
+
+def test_row13_a_batch_cut_short_by_a_full_disk_resumes(tiny_model_dir: Path, tmp_path: Path) -> None:
+    from selfexplain.pipeline import load_model
+
+    explainer = load_model(tiny_model_dir)
+    data = tmp_path / "d.txt"
+    data.write_text("".join(f"good film number {n} with a plot\n" for n in range(10)), encoding="utf-8")
+    options = BatchOptions(top_k=3, batch_size=4, window=4)
+    full = tmp_path / "full.jsonl"
+    run_batch(explainer, RowReader(data), full, options, progress=False)
+    first_line = len(full.read_bytes().split(b"\n")[0]) + 1
+    out = tmp_path / "out.jsonl"
+    with file_size_limit(first_line + 40), pytest.raises(OSError):  # the first window's write is cut short
+        run_batch(explainer, RowReader(data), out, options, progress=False)
+    assert out.read_bytes() == b""  # whole lines only: the cut window is gone, not half written
+    assert json.loads((tmp_path / "out.jsonl.progress.json").read_text())["bytes"] == 0
+    assert run_batch(explainer, RowReader(data), out, options, progress=False) == 10  # space freed: resumed
+    assert out.read_bytes() == full.read_bytes()
