@@ -18,7 +18,8 @@ from pages.ui.picker import model_card, model_picker
 from pages.ui.surrogate import render_fidelity_section
 from selfexplain.errors import USER_ERRORS
 from selfexplain.modeling.model_card import CARD_FILE, Measure, ModelCard, card_from_config
-from selfexplain.pipeline import SelfExplainer
+from selfexplain.pipeline import SelfExplainer, available_models
+from selfexplain.views.card_view import command_model, measure_sections
 from selfexplain.views.highlight import escape_text
 
 st.set_page_config(page_title="selfexplain · Model card", layout="wide")
@@ -46,7 +47,11 @@ def _summary(card: ModelCard) -> str:
     labels = ", ".join(f"*{escape_text(label)}*" for label in card.labels)
     what = f"**What it does.** It reads {reads} and chooses one of {len(card.labels)} labels: {labels}."
     if card.head != "span":
-        return what + "\n\n**Explanations.** None: this is a plain baseline model, trained for comparison."
+        return what + (
+            "\n\n**Explanations.** It has no alpha: this is a plain baseline model, trained for comparison. The "
+            "Explain and Compare pages show gradient x input per word for it instead (a method applied after the "
+            "fact, not the model's own reason)."
+        )
     return (
         f"{what}\n\n**How it explains itself.** Before deciding, it gives every stretch of consecutive words "
         "(a *span*) a weight called alpha, and its decision is computed from the weighted spans only. The spans "
@@ -92,7 +97,8 @@ def accuracy(card: ModelCard, directory: Path) -> None:
         "Baseline", "none recorded" if card.baseline_accuracy is None else f"{card.baseline_accuracy:.1%}"
     )
     if card.test_accuracy is None:
-        st.code(f"selfexplain eval --model {directory} --data TEST_FILE --record", language="bash")
+        model = command_model(directory, available_models())
+        st.code(f"selfexplain eval --model {model} --data TEST_FILE --record", language="bash")
         return
     where = escape_text(card.test_data or "the test set")
     count = f" ({card.test_examples:,} inputs)" if card.test_examples else ""
@@ -101,6 +107,18 @@ def accuracy(card: ModelCard, directory: Path) -> None:
         baseline = escape_text(card.baseline or "a plain model")
         sentence += f"; the baseline ({baseline}) about {100 * card.baseline_accuracy:.0f}"
     st.markdown(sentence + ".")
+
+
+def explanation_measures(card: ModelCard, model: str) -> None:
+    """How sharp and how faithful alpha is: the deletion and flip tests under faithfulness (see
+    :func:`selfexplain.views.card_view.measure_sections`), a command where nothing is measured."""
+    sharp, faithful = measure_sections(card)
+    st.subheader("How sharp its explanations are")
+    st.caption("Does the weight go to a few spans (a clear explanation) or spread over all of them?")
+    _measures(sharp, f"selfexplain sharpness --model {model} --data TEST_FILE --out OUT_DIR")
+    st.subheader("Is the explanation faithful?")
+    st.caption("When the spans it points at are removed or changed, does the decision really change?")
+    _measures(faithful, f"selfexplain faithfulness --model {model} --data TEST_FILE --out OUT_DIR")
 
 
 def main() -> None:
@@ -127,13 +145,8 @@ def main() -> None:
 
     accuracy(card, directory)
 
-    st.subheader("How sharp its explanations are")
-    st.caption("Does the weight go to a few spans (a clear explanation) or spread over all of them?")
-    _measures(card.sharpness, f"selfexplain sharpness --model {directory} --data TEST_FILE --out OUT_DIR")
-
-    st.subheader("Is the explanation faithful?")
-    st.caption("When the spans it points at are removed or changed, does the decision really change?")
-    _measures(card.faithfulness, f"selfexplain faithfulness --model {directory} --data TEST_FILE --out OUT_DIR")
+    if card.head == "span":  # a plain baseline has no alpha: nothing to be sharp or faithful
+        explanation_measures(card, command_model(directory, available_models()))
 
     st.subheader("Limitations")
     st.markdown("\n".join(f"- {escape_text(item)}" for item in card.limitations) or "None recorded.")

@@ -133,3 +133,62 @@ def test_shipped_model_card_shows_accuracy_against_its_baseline() -> None:
     assert measures and "median top-span length in words" in measures[0].index.tolist()
     assert any(f"Test accuracy: {test} (baseline {base})" == c.value for c in at.sidebar.caption)
     assert len(at.get("download_button")) == 1
+
+
+def _page_text(at) -> str:
+    """Every text the page shows: markdown, captions, headings, notes and code blocks."""
+    parts = [e.value for kind in (at.markdown, at.caption, at.subheader, at.info, at.code) for e in kind]
+    return "\n".join(parts)
+
+
+@pytest.mark.shipped
+def test_the_card_shows_deletion_and_flip_tests_under_faithfulness() -> None:
+    """Issue 58 item 8: no "Not measured" under the faithfulness question when the card holds the deletion and
+    flip tests, and no server path in a command."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.run()  # sst5-minilm: its card lists the deletion and flip tests among the sharpness measures
+    assert not at.exception and not at.error
+    assert not any("Not measured" in i.value for i in at.info)
+    heads = [s.value for s in at.subheader]
+    sharp, faithful = (t.value for t in at.table if "what it means" in t.value.columns)
+    assert heads.index("How sharp its explanations are") < heads.index("Is the explanation faithful?")
+    assert "deleting the top span beats deleting a random span" in faithful.index.tolist()
+    assert "decision flips with the top span out of alpha" in faithful.index.tolist()
+    assert "deleting the top span beats deleting a random span" not in sharp.index.tolist()
+    assert "median top-span length in words" in sharp.index.tolist()
+
+
+@pytest.mark.shipped
+def test_a_baseline_card_offers_no_explanation_measures() -> None:
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params["model"] = "sst5-minilm-mean"
+    at.run()
+    assert not at.exception and not at.error
+    text = _page_text(at)
+    assert "selfexplain sharpness" not in text and "selfexplain faithfulness" not in text
+    assert "Is the explanation faithful?" not in text and "Explanations.** None" not in text
+    assert "gradient x input" in text
+
+
+def test_commands_name_no_server_path(tiny_model_dir: Path, tmp_path: Path) -> None:
+    folder = _folder(tiny_model_dir, tmp_path)
+    at = open_page(PAGE, folder)  # no card: every measure comes with the command that measures it
+    assert not at.exception
+    commands = [c.value for c in at.code]
+    assert commands and all(str(tmp_path) not in c and "--model MODEL_FOLDER" in c for c in commands)
+
+
+def test_a_card_says_one_span_only_where_alpha_names_one() -> None:
+    """A limitation that says alpha "usually names one span" sits beside a measured mean below 1.5 spans."""
+    from selfexplain.modeling.model_card import read_model_card
+
+    root = Path(__file__).resolve().parents[1] / "assets" / "models"
+    for folder in sorted(p for p in root.iterdir() if (p / CARD_FILE).is_file()):
+        card = read_model_card(folder)
+        counts = [float(m.value) for m in card.sharpness if m.name == "mean number of spans with alpha > 0"]
+        if any("usually names one span" in item for item in card.limitations):
+            assert counts and max(counts) < 1.5, folder.name

@@ -414,8 +414,8 @@ def default_limitations(config: ModelConfig) -> tuple[str, ...]:
         ]
         if config.normaliser != "softmax":
             items.append(
-                f"{config.normaliser} gives most spans an alpha of exactly 0: the explanation usually names one "
-                "span, and the 2nd and 3rd spans of a ranking often carry no weight."
+                f"{config.normaliser} gives most spans an alpha of exactly 0: the explanation names only the spans "
+                "with weight, and the 2nd and 3rd spans of a ranking may carry none."
             )
     else:
         items.append("A plain baseline: it gives no span explanation.")
