@@ -71,6 +71,7 @@ class SelfExplainer:
         self.model = model.eval()
         self.tokenizer = prepare_tokenizer(tokenizer)  # decoder tokenizers get a pad token
         self.directory = directory
+        self._checked_name: tuple[str, str] | None = None  # (config name, the name it stands for)
         # One model is shared by every app session: take it through exclusive(), never this lock directly.
         self.lock = threading.RLock()
 
@@ -95,7 +96,20 @@ class SelfExplainer:
 
     @property
     def name(self) -> str:
-        return self.config.name or (self.directory.name if self.directory else "model")
+        """The model's name: its config's ``name``, unless that is the name of another model of the models
+        folders (a folder cannot pass itself off as a shipped model: pins and the sidebar would credit the
+        wrong one), then the name of its folder; ``"model"`` when it has neither."""
+        claimed = self.config.name
+        if self.directory is None:
+            return claimed or "model"
+        own = self.directory.name
+        if not claimed or claimed == own:
+            return own
+        if self._checked_name is None or self._checked_name[0] != claimed:  # checked once per claimed name
+            other = available_models().get(claimed)
+            taken = other is not None and other.resolve() != self.directory.resolve()
+            self._checked_name = (claimed, own if taken else claimed)
+        return self._checked_name[1]
 
     @property
     def device(self) -> torch.device:

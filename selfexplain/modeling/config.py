@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -13,6 +14,10 @@ SpanUnit = Literal["word", "piece"]
 NORMALISER_NAMES = ("softmax", "sparsemax", "entmax15")
 
 CONFIG_FILE = "selfexplain.json"
+MAX_CONFIG_BYTES = 4_000_000  # a config is read whole: a larger (or endless) file is refused unread
+MAX_LABELS = 10_000
+MAX_LABEL_CHARS = 200  # as a pin's label (selfexplain.gallery.pin_schema)
+MAX_NAME_CHARS = 200
 
 
 @dataclass
@@ -60,6 +65,12 @@ class ModelConfig:
         self._check_types()
         if not self.label_names:
             raise ValueError("a model needs at least one label name")
+        if len(self.label_names) > MAX_LABELS:
+            raise ValueError(f"a model has at most {MAX_LABELS:,} labels, got {len(self.label_names):,}")
+        if any(not 1 <= len(name) <= MAX_LABEL_CHARS for name in self.label_names):
+            raise ValueError(f"every label name must be 1 to {MAX_LABEL_CHARS} characters")
+        if len(self.name) > MAX_NAME_CHARS:
+            raise ValueError(f"name must be at most {MAX_NAME_CHARS} characters, got {len(self.name):,}")
         if len(set(self.label_names)) != len(self.label_names):
             raise ValueError("label_names must be distinct")
         if not 0 <= self.dropout < 1:
@@ -117,6 +128,12 @@ class ModelConfig:
             raise ValueError(f"label_names must be a list of strings, got {self.label_names!r}")
         if self.span_representation not in ("sic", "mean"):
             raise ValueError(f"unknown span_representation {self.span_representation!r}; use sic or mean")
+        for name in ("lambda_", "dropout", "span_length_prior"):  # JSON's NaN and Infinity parse as floats
+            if not math.isfinite(getattr(self, name)):
+                raise ValueError(f"{name} must be a finite number, got {getattr(self, name)!r}")
+        for key, value in self.metrics.items():
+            if not isinstance(key, str) or not isinstance(value, (int, float)) or isinstance(value, bool):
+                raise ValueError(f"metrics must map names to numbers, got {key!r}: {value!r}")
 
     @property
     def num_labels(self) -> int:
@@ -151,4 +168,14 @@ class ModelConfig:
 
     @classmethod
     def load(cls, directory: Path) -> ModelConfig:
-        return cls.from_json((directory / CONFIG_FILE).read_text(encoding="utf-8"))
+        """The config in ``directory``; ValueError for one over :data:`MAX_CONFIG_BYTES` (read no further, so a
+        huge or endless file costs nothing), not UTF-8, or invalid."""
+        with (directory / CONFIG_FILE).open("rb") as handle:
+            data = handle.read(MAX_CONFIG_BYTES + 1)
+        if len(data) > MAX_CONFIG_BYTES:
+            raise ValueError(f"the file is larger than {MAX_CONFIG_BYTES:,} bytes")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise ValueError(f"not UTF-8 text (byte {err.start})") from None
+        return cls.from_json(text)

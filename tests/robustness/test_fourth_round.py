@@ -86,9 +86,7 @@ def test_row1_export_refuses_a_device_node(tmp_path: Path) -> None:
     assert stat.S_ISCHR(os.lstat(device).st_mode)
 
 
-def test_row1_gallery_export_to_a_link_exits_2(
-    capsys: pytest.CaptureFixture[str], home: Path, tmp_path: Path
-) -> None:
+def test_row1_gallery_export_to_a_link_exits_2(capsys: pytest.CaptureFixture[str], home: Path, tmp_path: Path) -> None:
     source = tmp_path / "pins.jsonl"
     source.write_text(pin_line(), encoding="utf-8")
     assert gallery(capsys, "import", str(source))[0] == 0
@@ -260,3 +258,73 @@ def test_row13_a_batch_cut_short_by_a_full_disk_resumes(tiny_model_dir: Path, tm
     assert json.loads((tmp_path / "out.jsonl.progress.json").read_text())["bytes"] == 0
     assert run_batch(explainer, RowReader(data), out, options, progress=False) == 10  # space freed: resumed
     assert out.read_bytes() == full.read_bytes()
+
+
+def model_copy(source: Path, target: Path, **config: object) -> Path:
+    """A copy of the model folder ``source`` at ``target`` with ``config`` written over its selfexplain.json."""
+    import shutil
+
+    shutil.copytree(source, target)
+    path = target / "selfexplain.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), **config}), encoding="utf-8")
+    return target
+
+
+@pytest.mark.parametrize("value", ["NaN", "Infinity", "-Infinity"])
+@pytest.mark.parametrize("field", ["span_length_prior", "lambda_", "dropout"])
+def test_row8_non_finite_numbers_in_a_config_are_one_line(
+    field: str, value: str, tiny_model_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = model_copy(tiny_model_dir, tmp_path / "nan")
+    path = folder / "selfexplain.json"
+    config = json.loads(path.read_text())
+    config[field] = "PLACEHOLDER"
+    path.write_text(json.dumps(config).replace('"PLACEHOLDER"', value), encoding="utf-8")  # JSON's NaN, Infinity
+    assert main(["explain", "good film", "--model", str(folder)]) == 2
+    assert f"{field} must be a finite number" in capsys.readouterr().err
+
+
+def test_row10_a_huge_config_is_refused_unread(tiny_model_dir: Path, tmp_path: Path) -> None:
+    from selfexplain.modeling.config import MAX_CONFIG_BYTES, ModelConfig
+
+    folder = model_copy(tiny_model_dir, tmp_path / "huge")
+    with (folder / "selfexplain.json").open("r+b") as handle:
+        handle.truncate(3 * 2**30)  # a sparse 3 GB file: costs no disk, and must cost no memory
+    with pytest.raises(ValueError, match=f"larger than {MAX_CONFIG_BYTES:,} bytes"):
+        ModelConfig.load(folder)
+    assert main(["explain", "good film", "--model", str(folder)]) == 2
+
+
+def test_row11_metrics_must_be_numbers(
+    tiny_model_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for n, metrics in enumerate(({"test_accuracy": [1, 2]}, {"test_accuracy": "high"}, {"epoch": True})):
+        folder = model_copy(tiny_model_dir, tmp_path / f"m{n}", metrics=metrics)
+        assert main(["explain", "good film", "--model", str(folder)]) == 2
+        assert "metrics must map names to numbers" in capsys.readouterr().err
+
+
+def test_row12_a_folder_cannot_take_another_models_name(
+    tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from selfexplain.pipeline import load_model
+
+    models = tmp_path / "models"
+    model_copy(tiny_model_dir, models / "impostor", name="sst5-minilm")
+    model_copy(tiny_model_dir, models / "renamed", name="My model")
+    monkeypatch.setenv("SELFEXPLAIN_MODELS_DIR", str(models))
+    impostor = load_model("impostor")
+    assert impostor.name == "impostor" and impostor.explain("good film").model_name == "impostor"
+    assert load_model("renamed").name == "My model"  # a name of its own is kept
+    assert load_model(tiny_model_dir).name == "tiny-sst"
+
+
+def test_also_seen_a_million_labels_and_a_huge_name_are_refused_early(tmp_path: Path) -> None:
+    from selfexplain.modeling.config import MAX_LABELS, ModelConfig
+
+    with pytest.raises(ValueError, match=f"at most {MAX_LABELS:,} labels"):
+        ModelConfig(encoder="x", label_names=[f"l{n}" for n in range(1_000_000)])
+    with pytest.raises(ValueError, match="name must be at most 200 characters"):
+        ModelConfig(encoder="x", label_names=["a", "b"], name="n" * 100_000)
+    with pytest.raises(ValueError, match="every label name must be 1 to 200 characters"):
+        ModelConfig(encoder="x", label_names=["a", "b" * 201])
