@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from selfexplain.errors import GalleryDatabaseError, GalleryImportError
+from selfexplain.errors import GalleryDatabaseError, GalleryImportError, InvalidInputError
 from selfexplain.gallery.pin_schema import (
     MAX_LABEL_CHARS,
     MAX_MODEL_CHARS,
@@ -33,6 +33,17 @@ MAX_CREATED_CHARS = 64
 MAX_RECORD_BYTES = 4_000_000  # one JSONL line: a 20,000-character text with its tokens fits easily
 ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,32}")
 RECORD_KEYS = ("id", "created", "model", "text", "pair", "note", "label", "explanation")
+
+
+def check_pinnable(text: str, pair: str | None) -> None:
+    """Refuse, before anything is explained, a text or pair the gallery cannot keep (over
+    :data:`MAX_TEXT_CHARS`): :class:`~selfexplain.errors.InvalidInputError` in one line."""
+    for what, value in (("text", text), ("pair", pair)):
+        if value is not None and len(value) > MAX_TEXT_CHARS:
+            raise InvalidInputError(
+                f"the gallery keeps a {what} of at most {MAX_TEXT_CHARS:,} characters; this one has {len(value):,} "
+                "(selfexplain explain reads it, without pinning)"
+            )
 
 
 class DamagedPinError(GalleryDatabaseError):

@@ -328,3 +328,17 @@ def test_also_seen_a_million_labels_and_a_huge_name_are_refused_early(tmp_path: 
         ModelConfig(encoder="x", label_names=["a", "b"], name="n" * 100_000)
     with pytest.raises(ValueError, match="every label name must be 1 to 200 characters"):
         ModelConfig(encoder="x", label_names=["a", "b" * 201])
+
+
+def test_row9_gallery_add_refuses_a_text_it_cannot_keep_before_explaining(
+    capsys: pytest.CaptureFixture[str], home: Path, tiny_model_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import selfexplain.pipeline as pipeline
+
+    def no_model(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the model was loaded for a text the gallery cannot keep")
+
+    monkeypatch.setattr(pipeline, "load_model", no_model)
+    code, out, err = gallery(capsys, "add", "good " * 6_000, "--model", str(tiny_model_dir))
+    assert code == 2 and out == ""
+    assert "the gallery keeps a text of at most 20,000 characters; this one has 30,000" in err
