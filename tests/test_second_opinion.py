@@ -74,3 +74,51 @@ def test_the_explain_page_shows_it_on_request(tiny_model_dir) -> None:
     at.toggle(key="second_opinion").set_value(True).run()
     assert not at.exception and not at.error
     assert any(m.value.startswith("Alpha and Leave-one-out share") for m in at.markdown)
+
+
+def test_a_word_that_pushes_against_the_decision_is_named() -> None:
+    """Issue 58 item 12: "gorgeous" argues for positive in a sentence the model calls negative, and alpha gives it
+    no weight: the page says so in one line."""
+    from selfexplain.analysis.second_opinion import contrast_sentence
+
+    labels = ("The", "visuals", "are", "gorgeous", "but", "thin")
+    alpha, scores = [0.0, 0.0, 0.0, 0.0, 0.0, 1.0], [0.01, 0.0, 0.0, -0.12, 0.02, 0.4]
+    words = np.arange(len(labels))
+    agreement = rank_agreement(np.array(alpha), np.array(scores), words, words, "word")
+    probabilities = np.array([0.8, 0.2])  # negative, positive: the model says negative
+    removed = np.tile(probabilities, (len(labels), 1))
+    removed[:, 0] -= scores
+    removed[:, 1] += scores
+    names = ("negative", "positive")
+    opinion = SecondOpinion(labels, np.array(alpha), np.array(scores), "Leave-one-out", agreement, probabilities,
+                            removed, names, 0)  # fmt: skip
+    assert contrast_sentence(opinion) == (
+        "Leave-one-out: “gorgeous” pushes towards positive (without it, negative gets 12 points more likely); "
+        "alpha gives it no weight."
+    )
+    calm = SecondOpinion(labels, np.array(alpha), np.abs(scores), "Leave-one-out", agreement, probabilities,
+                         removed, names, 0)  # fmt: skip
+    assert contrast_sentence(calm) is None  # no word pushes against the decision
+    assert contrast_sentence(opinion_of(alpha, scores)) is None  # not leave-one-out: no probabilities kept
+
+
+def test_the_contrast_line_shows_in_presentation_mode(tiny_encoder, tmp_path) -> None:
+    from helpers import make_explainer
+
+    from selfexplain.analysis.second_opinion import contrast_sentence
+    from selfexplain.modeling.checkpoint import save_model
+    from selfexplain.views.highlight import escape_text
+
+    explainer = make_explainer(tiny_encoder, seed=3)  # removing "The" makes its label 3 points more likely
+    line = contrast_sentence(second_opinion(explainer, TEXT))
+    assert line is not None and line.startswith("Leave-one-out: “The” pushes towards")
+    line = escape_text(line)
+    save_model(explainer.model, explainer.tokenizer, tmp_path / "tiny-contrast")
+    at = open_page(
+        str(__import__("pathlib").Path(__file__).resolve().parents[1] / "app.py"), tmp_path / "tiny-contrast"
+    )
+    at.text_area(key="text").input(TEXT).run()
+    at.toggle(key="second_opinion").set_value(True).run()
+    assert not at.exception and line in [m.value for m in at.markdown]
+    at.toggle(key="present").set_value(True).run()
+    assert not at.exception and line in [m.value for m in at.markdown]

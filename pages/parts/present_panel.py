@@ -8,6 +8,7 @@ import streamlit as st
 from plotly.graph_objects import Figure
 
 from pages.parts.attention_panel import chosen_matrix
+from pages.parts.second_opinion_panel import render_contrast
 from pages.parts.surrogate_panel import render_surrogate_check
 from pages.parts.view_state import keep
 from pages.ui import PLOT_CONFIG
@@ -75,6 +76,7 @@ def render_presentation(explanation: Explanation) -> None:
     spans = explanation.top_spans_non_overlapping(SHOWN_PHRASES)  # phrases that carry weight only
     st.html(highlight_html(explanation, spans, None))
     st.markdown(highlight_sentence(len(spans)))
+    render_contrast(explanation, st.session_state.model_directory)  # a word that argues the other way, if any
 
     level = "word" if explanation.span_unit == "word" else "token"
     grid_col, attn_col = st.columns(2, gap="large")

@@ -8,7 +8,7 @@ import streamlit as st
 from pages.parts.view_state import bind
 from pages.ui import PLOT_CONFIG
 from pages.ui.loading import cached_explainer
-from selfexplain.analysis.second_opinion import SecondOpinion, agreement_sentence, second_opinion
+from selfexplain.analysis.second_opinion import SecondOpinion, agreement_sentence, contrast_sentence, second_opinion
 from selfexplain.errors import USER_ERRORS
 from selfexplain.results.explanation import Explanation
 from selfexplain.views.highlight import escape_text
@@ -42,9 +42,26 @@ def render_second_opinion(explanation: Explanation, directory: str) -> None:
         st.error(f"No second opinion for this input: {escape_text(str(err))}")
         return
     st.plotly_chart(second_opinion_figure(opinion), key="second_opinion_chart", config=PLOT_CONFIG, theme=None)
+    contrast = contrast_sentence(opinion)
+    if contrast is not None:
+        st.markdown(escape_text(contrast))
     st.markdown(escape_text(agreement_sentence(opinion)))
     st.caption(
         "Leave-one-out: how much the probability of the predicted label drops when the word is removed (below 0: "
         "the label got more likely without it). Alpha per word: the weight of every span that covers it. Only "
         "words scored above 0 are ranked, so words that both give 0 never count as agreement."
     )
+
+
+def render_contrast(explanation: Explanation, directory: str) -> None:
+    """Presentation mode: one plain line on a word that pushes against the decision (leave-one-out), when the
+    input fits one window of at most :data:`MAX_TOKENS` tokens and some word does; nothing otherwise."""
+    if explanation.windows is not None or explanation.num_tokens > MAX_TOKENS:
+        return
+    try:
+        opinion = cached_opinion(directory, explanation.text, explanation.pair)
+    except USER_ERRORS:
+        return  # the line is an aside: the rest of the page stands without it
+    contrast = contrast_sentence(opinion)
+    if contrast is not None:
+        st.markdown(escape_text(contrast))

@@ -25,29 +25,43 @@ from selfexplain.pipeline import SelfExplainer
 from selfexplain.results.words import word_view
 
 DEFAULT_METHOD = "loo"
+MIN_PUSH = 0.01  # a word pushes against the decision when removing it raises the label's probability this much
 
 
 @dataclass(frozen=True, eq=False)
 class SecondOpinion:
     """``labels`` ``[W]`` (the alpha grid's words, in order), ``alpha`` ``[W]`` (alpha mass covering each
     word), ``scores`` ``[W]`` (the method's score per word, higher = more important for the prediction),
-    ``method`` (its name shown to readers), ``agreement`` over the ``W`` words."""
+    ``method`` (its name shown to readers), ``agreement`` over the ``W`` words. Leave-one-out also keeps
+    ``probabilities`` ``[C]`` of the whole input, ``removed`` ``[W, C]`` (the probabilities with word ``w``
+    removed), the class ``names`` and the predicted class ``target``: which way a word pushes."""
 
     labels: tuple[str, ...]
     alpha: np.ndarray
     scores: np.ndarray
     method: str
     agreement: RankAgreement
+    probabilities: np.ndarray | None = None
+    removed: np.ndarray | None = None
+    names: tuple[str, ...] = ()
+    target: int = 0
+
+
+def word_removals(
+    explainer: SelfExplainer, instance: Instance, word_of_token: np.ndarray, method: LeaveOneOutMethod
+) -> np.ndarray:
+    """``[W, C]``: the class probabilities with word ``w`` (all its pieces) removed."""
+    count = int(word_of_token.max()) + 1 if word_of_token.size else 0
+    keep = word_of_token[None, :] != np.arange(count)[:, None]  # [W, T]: every word but one
+    return np.asarray(predict_kept(explainer, instance, keep, method.removal), dtype=float)
 
 
 def word_leave_one_out(
     explainer: SelfExplainer, instance: Instance, word_of_token: np.ndarray, method: LeaveOneOutMethod
 ) -> np.ndarray:
     """``[W]``: the drop in the target class's probability when word ``w`` (all its pieces) is removed."""
-    count = int(word_of_token.max()) + 1 if word_of_token.size else 0
-    keep = word_of_token[None, :] != np.arange(count)[:, None]  # [W, T]: every word but one
-    probabilities = predict_kept(explainer, instance, keep, method.removal)
-    return instance.probabilities[instance.target] - probabilities[:, instance.target]
+    removed = word_removals(explainer, instance, word_of_token, method)
+    return instance.probabilities[instance.target] - removed[:, instance.target]
 
 
 def second_opinion(
@@ -58,15 +72,47 @@ def second_opinion(
     attribution = get_method(method)
     instance = explainer.instance(text, pair)
     view = word_view(instance.explanation)
+    removed = None
     if isinstance(attribution, LeaveOneOutMethod):
-        scores = word_leave_one_out(explainer, instance, view.word_of_token, attribution)
+        removed = word_removals(explainer, instance, view.word_of_token, attribution)
+        scores = instance.probabilities[instance.target] - removed[:, instance.target]
     else:
         tokens = attribution.attribute(explainer, instance)
         scores = np.bincount(view.word_of_token, weights=tokens, minlength=len(view.labels))
     alpha = covering_mass(np.where(view.span_mask, view.alpha, 0.0))
     words = np.arange(len(view.labels))
     agreement = rank_agreement(alpha, np.asarray(scores, dtype=float), words, words, "word")
-    return SecondOpinion(view.labels, alpha, np.asarray(scores, dtype=float), attribution.label, agreement)
+    return SecondOpinion(
+        view.labels, alpha, np.asarray(scores, dtype=float), attribution.label, agreement,
+        np.asarray(instance.probabilities, dtype=float), removed, tuple(explainer.config.label_names),
+        int(instance.target),
+    )  # fmt: skip
+
+
+def contrast_sentence(opinion: SecondOpinion, least: float = MIN_PUSH) -> str | None:
+    """One plain line on the word that pushes hardest against the decision, or None when no word does (or the
+    method is not leave-one-out). A word pushes against it when removing it makes the predicted label more
+    likely by at least ``least``; it pushes towards the label that loses most without it.
+
+    Plain text (the caller escapes it): "Leave-one-out: “gorgeous” pushes towards positive (without it,
+    negative gets 12 points more likely); alpha gives it no weight."."""
+    if opinion.removed is None or opinion.probabilities is None or not opinion.scores.size:
+        return None
+    word = int(np.argmin(opinion.scores))
+    if opinion.scores[word] > -least:
+        return None
+    losses = opinion.probabilities - opinion.removed[word]  # what each label loses without the word
+    losses[opinion.target] = -np.inf
+    towards = int(np.argmax(losses))
+    name = opinion.names[towards] if towards < len(opinion.names) else f"class {towards}"
+    predicted = opinion.names[opinion.target] if opinion.target < len(opinion.names) else "the prediction"
+    points = -100 * float(opinion.scores[word])
+    mass = float(opinion.alpha[word])
+    weight = "alpha gives it no weight" if mass <= 0 else f"alpha gives it a weight of {mass:.2f} (alpha has no sign)"
+    return (
+        f"{opinion.method}: “{opinion.labels[word]}” pushes towards {name} (without it, {predicted} gets "
+        f"{points:.0f} point{'' if round(points) == 1 else 's'} more likely); {weight}."
+    )
 
 
 def agreement_sentence(opinion: SecondOpinion, top: int = 5) -> str:
