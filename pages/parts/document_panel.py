@@ -17,7 +17,7 @@ import streamlit as st
 
 from pages.ui import PLOT_CONFIG
 from pages.ui.loading import cached_explainer, cached_result
-from selfexplain.errors import USER_ERRORS
+from selfexplain.errors import USER_ERRORS, InvalidInputError
 from selfexplain.pipeline import SelfExplainer
 from selfexplain.results.attention import AGGREGATES
 from selfexplain.results.document import Document, WindowAttention
@@ -156,7 +156,12 @@ def render_document(document: Document, directory: str) -> None:
     with st.container(height=300):
         st.html(document_highlight_html(document, spans, paragraphs))
 
-    explanation = document.part(chosen, level)
+    try:
+        explanation = document.part(chosen, level)
+    except InvalidInputError as err:  # one sentence over the dense limit: no grid, the rest of the page stands
+        bars_slot.plotly_chart(probability_figure(document), config=PLOT_CONFIG, key="doc_probabilities")  # type: ignore[arg-type]
+        st.info(f"No grid for this {level}: {escape_text(str(err))}. Its top spans are listed above.")
+        return
     bars_slot.plotly_chart(probability_figure(explanation), config=PLOT_CONFIG, key="doc_probabilities")
     render_part(document, directory, parts, chosen, explanation)
 

@@ -12,6 +12,7 @@ from pages.ui.surrogate import render_sidebar_note
 from selfexplain.errors import USER_ERRORS
 from selfexplain.modeling.model_card import CARD_FILE, ModelCard, read_model_card
 from selfexplain.pipeline import DEFAULT_MODEL, SelfExplainer, available_models, resolve_model, restricted
+from selfexplain.support.public_errors import load_failure
 from selfexplain.views.highlight import escape_text
 
 OTHER_FOLDER = "Other folder…"
@@ -41,8 +42,8 @@ def _load(target: str) -> tuple[Path, SelfExplainer] | None:
     try:
         directory = resolve_model(target)
         return directory, cached_explainer(str(directory))
-    except USER_ERRORS as err:
-        st.error(f"Cannot load this model: {escape_text(str(err))}")
+    except USER_ERRORS as err:  # in a restricted deployment, without server paths or library messages
+        st.error(f"Cannot load this model: {escape_text(load_failure(target, err, restricted()))}")
         return None
 
 

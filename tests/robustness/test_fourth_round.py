@@ -21,8 +21,6 @@ from selfexplain.batch.runner import BatchOptions, run_batch
 from selfexplain.cli import main
 from selfexplain.errors import InvalidInputError
 from selfexplain.gallery.transfer import write_lines
-from selfexplain.support.csv_cells import neutralise
-from selfexplain.support.terminal import printable
 
 HOSTILE_NOTE = "\x1b]0;PWNED\x07\x1b[2J\x1b[31mRED \x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\ \u202egnp.exe \x9b"
 
@@ -120,6 +118,8 @@ def test_row2_stored_text_reaches_the_terminal_escaped(
 
 
 def test_row2_printable_escapes_controls_bidi_and_surrogates() -> None:
+    from selfexplain.support.terminal import printable
+
     assert printable("a\x1b[2Jb\tc\nd\u202e\u2066\x00\x7f\x85\udcff é") == (
         "a\\x1b[2Jb\tc\nd\\u202e\\u2066\\x00\\x7f\\x85\\xff é"
     )
@@ -127,6 +127,8 @@ def test_row2_printable_escapes_controls_bidi_and_surrogates() -> None:
 
 
 def test_row4_csv_cells_that_start_a_formula_get_a_quote() -> None:
+    from selfexplain.support.csv_cells import neutralise
+
     record = {"index": 0, "line": 1, "text": "=cmd|' /C calc'!A0", "pair": "+SUM(A1)", "gold": "@x", "label": "-y"}
     record |= {"probabilities": {"neg": 0.5, "pos": 0.5}, "spans": [{"text": "\tgood", "alpha": 0.5}]}
     text = to_csv([record, {**record, "index": 1, "text": "\rplain", "label": "ok"}])
