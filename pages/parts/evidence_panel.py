@@ -11,9 +11,9 @@ from pages.parts.grid_panel import render_grid, shown_explanation
 from pages.parts.second_opinion_panel import render_second_opinion
 from pages.parts.view_state import bind, keep_top_k, kept, remember, selected_span
 from selfexplain.results.explanation import Explanation, Span
-from selfexplain.results.words import LEVELS, Level
+from selfexplain.results.words import LEVELS, Level, level_view
 from selfexplain.views.evidence import selected_caption, weight_sentence
-from selfexplain.views.figures import span_table
+from selfexplain.views.figures import MAX_GRID_UNITS, side_by_side, span_table
 from selfexplain.views.highlight import highlight_html
 
 
@@ -58,7 +58,12 @@ def render_evidence_controls(explanation: Explanation) -> tuple[list[Span], Leve
 def render_grids(explanation: Explanation, level: Level, reads: int | None = None) -> Figure:
     """The alpha grid beside the encoder's attention (same viewport; ``reads``: the encoder layers the model
     reads), then the second opinion; returns the alpha grid's figure (the HTML report includes it)."""
-    grid_col, attn_col = st.columns(2, gap="large")
+    groups = level_view(explanation, level)
+    units = len(groups.labels) if groups is not None else explanation.num_tokens
+    if side_by_side(min(units, MAX_GRID_UNITS)):
+        grid_col, attn_col = st.columns(2, gap="large")
+    else:  # each grid the page's width: a label on every word, cells large enough to point at
+        grid_col, attn_col = st.container(), st.container()
     with grid_col:
         grid, view = render_grid(explanation, level)
     with attn_col:

@@ -7,7 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from selfexplain.analysis.edits import AlphaChange
-from selfexplain.views.figures import MAX_GRID_UNITS, _square_side, _token_axes, plot_text
+from selfexplain.views.figures import MAX_GRID_UNITS, _token_axes, plot_text
 from selfexplain.views.style import DIFFERENCE_SCALE, apply_layout
 
 
@@ -39,10 +39,10 @@ def alpha_change_figure(change: AlphaChange) -> go.Figure:
         ygap=1,
     )
     fig = go.Figure([heat])
-    _token_axes(fig, axis, labels, "end word", "start word")
+    side = _token_axes(fig, axis, labels, "end word", "start word")
     shown = f" (first {size} of {len(change.labels)} words)" if size < len(change.labels) else ""
     title = "How the edit moved alpha" + shown
-    fig = apply_layout(fig, title, _square_side(size), labelled=True)
+    fig = apply_layout(fig, title, side, labelled=True)
     fig.update_layout(dragmode=False)
     return fig
 

@@ -30,6 +30,13 @@ from selfexplain.views.style import (
 )
 
 MAX_GRID_UNITS = 120  # a grid ships at most 120 x 120 cells to the browser
+SIDE_BY_SIDE_UNITS = 14  # two grids of more units than this go one above the other, each the page's width
+
+
+def side_by_side(units: int) -> bool:
+    """Whether two grids of ``units`` rows each fit side by side, a label on every row and cells large enough
+    to point at (half the page at 1,440 px, the sidebar open, holds about 14); past that they are stacked."""
+    return units <= SIDE_BY_SIDE_UNITS
 
 
 def plot_text(text: str) -> str:
@@ -39,6 +46,10 @@ def plot_text(text: str) -> str:
 
 
 LABEL_PITCH = 4  # pixels between two axis labels beyond the font size
+GRID_PITCH = 20  # pixels a grid's row gets: room for its label, a cell large enough to point at
+LABELLED_UNITS = 48  # a grid grows to label every row up to this many; a larger one labels every step-th
+MARKER_SIZE = 4  # a grid's hover markers: small, so the cell under the pointer is the one whose centre is nearest
+HOVER_DISTANCE = 40  # pixels from a cell's centre that still hover it (half the diagonal of a large cell)
 
 
 def label_step(count: int, plot: int, tick_size: int = TICK_FONT["size"]) -> int:
@@ -47,12 +58,14 @@ def label_step(count: int, plot: int, tick_size: int = TICK_FONT["size"]) -> int
     return max(1, -(-count * (tick_size + LABEL_PITCH) // max(1, plot)))
 
 
-def _token_axes(fig: go.Figure, axis: list[int], labels: Sequence[str], x_title: str, y_title: str) -> None:
+def _token_axes(fig: go.Figure, axis: list[int], labels: Sequence[str], x_title: str, y_title: str) -> int:
     """Token labels on both axes of a square grid, the first row at the top; on a grid too dense for a
-    label per row, every :func:`label_step`-th one (so they never overlap)."""
+    label per row, every :func:`label_step`-th one (so they never overlap). Returns the figure's height in
+    pixels (:func:`_square_side` with room for the labels)."""
     names = [plot_text(x) for x in labels]
-    plot = _square_side(len(axis)) - int(MARGIN["t"]) - label_room(names, TICK_FONT["size"])
-    step = label_step(len(axis), plot)
+    room = label_room(names, TICK_FONT["size"])
+    side = _square_side(len(axis), room)
+    step = label_step(len(axis), side - int(MARGIN["t"]) - room)
     ticks = {
         "tickmode": "array",
         "tickvals": axis[::step],
@@ -61,11 +74,15 @@ def _token_axes(fig: go.Figure, axis: list[int], labels: Sequence[str], x_title:
     }
     fig.update_xaxes(title=x_title, **ticks)
     fig.update_yaxes(title=y_title, autorange="reversed", **ticks)
+    return side
 
 
-def _square_side(units: int) -> int:
-    """Pixel height of a square grid: readable cells, bounded for small and large inputs."""
-    return max(420, min(900, 120 + 18 * units))
+def _square_side(units: int, room: int | None = None) -> int:
+    """Pixel height of a square grid of ``units`` rows whose labels take ``room`` pixels (default: a word of
+    ten characters): :data:`GRID_PITCH` a row up to :data:`LABELLED_UNITS` rows, so every row has its label
+    and a cell large enough to point at; at least 420."""
+    room = label_room(["x" * 10], TICK_FONT["size"]) if room is None else room
+    return max(420, int(MARGIN["t"]) + room + GRID_PITCH * min(units, LABELLED_UNITS))
 
 
 def probability_figure(explanation: Explanation) -> go.Figure:
@@ -172,7 +189,9 @@ def span_grid_figure(
     )
     # Hover and clicks go through a transparent marker on every valid cell: plotly reports
     # selections for scatter points, not for heatmap cells.
-    marker = {"size": max(6, min(22, 400 // max(1, len(labels)))), "opacity": 0.0, "symbol": "square"}
+    # Small markers: the hovered (and clicked) cell is the one whose centre is nearest the pointer, which is the
+    # cell drawn under it; markers as large as a cell overlapped their neighbours and reported them instead.
+    marker = {"size": MARKER_SIZE, "opacity": 0.0, "symbol": "square"}
 
     def picker(rows: np.ndarray, cols: np.ndarray, hover: str, name: str) -> go.Scatter:
         return go.Scatter(
@@ -199,10 +218,10 @@ def span_grid_figure(
         fig.add_shape(type="rect", x0=j - 0.5, x1=j + 0.5, y0=i - 0.5, y1=i + 0.5, line={"color": INK, "width": 3})
     if level == "sentence":  # sentence labels are long: number them, the hover shows the text
         labels = [f"S{lo + i + 1}" for i in range(len(labels))]
-    _token_axes(fig, axis, labels, f"end {level}", f"start {level}")
+    side = _token_axes(fig, axis, labels, f"end {level}", f"start {level}")
     title = f"Self-explaining alpha over spans ({level} level)"
-    fig = apply_layout(fig, title, _square_side(len(labels)), labelled=True)
-    fig.update_layout(clickmode="event+select", dragmode=False)
+    fig = apply_layout(fig, title, side, labelled=True)
+    fig.update_layout(clickmode="event+select", dragmode=False, hoverdistance=HOVER_DISTANCE)
     return fig
 
 
@@ -227,8 +246,8 @@ def attention_figure(matrix: np.ndarray, tokens: list[str] | tuple[str, ...], ti
             hovertemplate="%{text}<br>%{z:.4f}<extra></extra>",
         )  # no cell gaps: a full square map reads without them, and draws faster
     )
-    _token_axes(fig, axis, tokens, "attended to (key)", "attending (query)")
-    return apply_layout(fig, title, _square_side(len(tokens)), labelled=True)
+    side = _token_axes(fig, axis, tokens, "attended to (key)", "attending (query)")
+    return apply_layout(fig, title, side, labelled=True)
 
 
 def span_table(explanation: Explanation, k: int | None = 20) -> pd.DataFrame:
