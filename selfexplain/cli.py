@@ -116,6 +116,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     train.add_argument("--min-phrase-words", type=int, default=1, help="shortest phrase kept by --phrases")
     train.add_argument("--seed", type=int, default=42)
+    train.add_argument(
+        "--freeze-layers", type=int, default=0, metavar="N",
+        help="keep the embeddings and encoder layers 1..N as pretrained (faster, and a smaller --compact delta)",
+    )  # fmt: skip
+    train.add_argument(
+        "--encoder-precision", choices=["float32", "bfloat16"], default="float32",
+        help="bfloat16: the encoder runs under bf16 autocast while training (about 1.7x faster on CPUs with bf16)",
+    )  # fmt: skip
+    train.add_argument(
+        "--checkpoint-steps", type=int, default=0, metavar="N",
+        help="also checkpoint every N steps within an epoch (an interrupted run resumes from there; 0 = epoch ends)",
+    )  # fmt: skip
+    train.add_argument(
+        "--stop-after-steps", type=int, default=0, metavar="N",
+        help="checkpoint and stop after N steps; the same command continues (0 = run to the end)",
+    )  # fmt: skip
+    train.add_argument(
+        "--device", choices=["auto", "cpu", "cuda"], default="auto", help="auto: a GPU when there is one"
+    )
     train.add_argument("--compact", action="store_true", help="save best/ as a delta against the encoder (small)")
     train.add_argument("--no-progress", action="store_true")
     add_data_columns(train)
@@ -229,6 +248,11 @@ def run_train(args: argparse.Namespace) -> int:
         max_length=args.max_length,
         long_inputs=args.long_inputs,
         compact=args.compact,
+        freeze_layers=args.freeze_layers,
+        encoder_precision=args.encoder_precision,
+        checkpoint_steps=args.checkpoint_steps,
+        stop_after_steps=args.stop_after_steps,
+        device=args.device,
         progress=not args.no_progress,
         fused=not args.no_fused,
         temperature_start=args.anneal_temperature,
@@ -254,8 +278,8 @@ def run_train(args: argparse.Namespace) -> int:
 
 def run_eval(args: argparse.Namespace) -> int:
     from selfexplain.pipeline import load_model
-    from selfexplain.training.evaluation import predict_examples
     from selfexplain.support.output_paths import check_output
+    from selfexplain.training.evaluation import predict_examples
 
     if args.predictions is not None:
         check_output(args.predictions)  # before the run: never a device, FIFO or link

@@ -21,6 +21,9 @@ from transformers import (
     GPT2TokenizerFast,
     LlamaConfig,
     LlamaModel,
+    MPNetConfig,
+    MPNetModel,
+    MPNetTokenizerFast,
     PreTrainedTokenizerFast,
     RobertaConfig,
     RobertaModel,
@@ -34,7 +37,7 @@ WORDS = (
     "plot acting music man woman dog runs sleeps sits park bench long short fine awful moving boring"
 ).split()
 SIZE = {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 64}
-FAMILIES = ("bert", "roberta", "deberta-v2", "modernbert", "gpt2", "llama")
+FAMILIES = ("bert", "roberta", "mpnet", "deberta-v2", "modernbert", "gpt2", "llama")
 
 
 def _corpus() -> list[str]:
@@ -74,6 +77,15 @@ def build_family_encoder(family: str, directory: Path) -> Path:
         tokenizer = RobertaTokenizerFast(tokenizer_file=str(directory / "tokenizer.json"))
         model = RobertaModel(RobertaConfig(vocab_size=len(tokenizer), max_position_embeddings=130, pad_token_id=1,
                                            **SIZE))  # fmt: skip
+    elif family == "mpnet":
+        # MPNet's tokenizer is WordPiece with RoBERTa-style specials (<s> 0, <pad> 1, </s> 2) and positions that
+        # start after the padding index, as all-mpnet-base-v2's
+        vocab = AutoTokenizer.from_pretrained(packaged_minilm_path()).vocab
+        words = ["<s>", "<pad>", "</s>", "<unk>"] + sorted(vocab, key=vocab.__getitem__) + ["<mask>"]
+        (directory / "vocab.txt").write_text("\n".join(words) + "\n", encoding="utf-8")
+        tokenizer = MPNetTokenizerFast(vocab_file=str(directory / "vocab.txt"))
+        model = MPNetModel(MPNetConfig(vocab_size=len(tokenizer), max_position_embeddings=130, pad_token_id=1,
+                                       **SIZE), add_pooling_layer=False)  # fmt: skip
     elif family == "gpt2":
         bpe = _byte_bpe(["<|endoftext|>"])
         bpe.save(str(directory / "tokenizer.json"))

@@ -12,7 +12,7 @@ import torch
 from families import FAMILIES, build_family_encoder
 from helpers import make_explainer
 from streamlit.testing.v1 import AppTest
-from transformers import AutoTokenizer, GPT2Config, XLMRobertaConfig
+from transformers import AutoTokenizer, GPT2Config, MPNetConfig, XLMRobertaConfig
 
 from selfexplain.anatomy.stats import punctuation_ids
 from selfexplain.batch.reader import RowReader
@@ -170,6 +170,8 @@ def test_family_knows_its_usable_positions(adapter_explainer: SelfExplainer) -> 
     xlmr = XLMRobertaConfig(max_position_embeddings=514)
     assert family_of(xlmr).position_offset == 2 and family_of(xlmr).usable_positions(xlmr) == 512
     assert family_of(GPT2Config(n_positions=64)).usable_positions(GPT2Config(n_positions=64)) == 64
+    mpnet = MPNetConfig(max_position_embeddings=514)  # all-mpnet-base-v2's: positions start after padding_idx 1
+    assert family_of(mpnet).position_offset == 2 and family_of(mpnet).usable_positions(mpnet) == 512
 
 
 def test_family_finds_lone_space_pieces(adapter_explainer: SelfExplainer) -> None:

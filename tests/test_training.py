@@ -173,3 +173,42 @@ def test_encoder_dropout_zero_makes_training_mode_deterministic(tiny_encoder: Pa
     assert loop.set_encoder_dropout(model, 0.0) > 0
     assert torch.equal(hidden(), hidden())
     assert model.encoder.config.hidden_dropout_prob == own
+
+
+def _final_weights(directory: Path) -> dict[str, torch.Tensor]:
+    model, _ = load_model_directory(directory)
+    return {k: v.clone() for k, v in model.state_dict().items()}
+
+
+def test_a_run_stopped_mid_epoch_resumes_bit_for_bit(tiny_encoder: Path, tmp_path: Path) -> None:
+    # dropout on (the random state must be restored too); eager span layer: native kernels sum in thread order
+    config = ModelConfig(encoder=str(tiny_encoder), label_names=["neg", "pos"], name="toy", max_length=128)
+    base = dict(epochs=2, batch_size=8, learning_rate=1e-3, head_learning_rate=1e-2, progress=False, fused=False)
+    data = toy_examples(48)  # 6 steps an epoch
+    whole = train(config, data, data[:16], tmp_path / "whole", TrainOptions(**base))
+    stopped = TrainOptions(**base, checkpoint_steps=2, stop_after_steps=4)
+    assert train(config, data, data[:16], tmp_path / "parts", stopped) == {}  # stopped at step 4 of epoch 1
+    state = json.loads((tmp_path / "parts" / "last" / loop.STATE_JSON).read_text())
+    assert (state["epoch"], state["step"]) == (0, 4)
+    assert train(config, data, data[:16], tmp_path / "parts", stopped) == {}  # 4 more: step 2 of epoch 2
+    state = json.loads((tmp_path / "parts" / "last" / loop.STATE_JSON).read_text())
+    assert (state["epoch"], state["step"]) == (1, 2)
+    parts = train(config, data, data[:16], tmp_path / "parts", TrainOptions(**base, checkpoint_steps=2))
+    assert parts["history"] == whole["history"]
+    a, b = _final_weights(tmp_path / "whole" / "last"), _final_weights(tmp_path / "parts" / "last")
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_freeze_layers_keeps_embeddings_and_lower_layers_pretrained(tiny_encoder: Path, tmp_path: Path) -> None:
+    config = ModelConfig(encoder=str(tiny_encoder), label_names=["neg", "pos"], name="toy", max_length=128)
+    options = TrainOptions(epochs=1, batch_size=8, learning_rate=1e-2, progress=False, freeze_layers=1)
+    train(config, toy_examples(16), toy_examples(8), tmp_path / "run", options)
+    model, _ = load_model_directory(tmp_path / "run" / "best")
+    from transformers import AutoModel
+
+    pretrained = AutoModel.from_pretrained(tiny_encoder).state_dict()
+    trained = model.encoder.state_dict()
+    frozen = [k for k in trained if k.startswith("embeddings.") or k.startswith("encoder.layer.0.")]
+    moved = [k for k in trained if k.startswith("encoder.layer.1.") and k.endswith("weight")]
+    assert frozen and all(torch.equal(trained[k], pretrained[k]) for k in frozen)
+    assert moved and any(not torch.equal(trained[k], pretrained[k]) for k in moved)

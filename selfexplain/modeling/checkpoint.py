@@ -150,9 +150,16 @@ def shift_output_bias(directory: Path, delta: torch.Tensor) -> None:
     staging.replace(path)
 
 
+def _above_cut(model: SelfExplainingModel, name: str) -> bool:
+    """Whether encoder tensor ``name`` (relative to the encoder) belongs to a layer the model does not run
+    (a folder saved before the encoder was cut at the layer its head reads still holds them)."""
+    return any(name.startswith(f"{layer}.") for layer in model.dropped_layers)
+
+
 def _apply_delta(model: SelfExplainingModel, tensors: dict[str, torch.Tensor]) -> None:
     state = model.encoder.state_dict()
     names = {key.rsplit(".", 1)[0] for key in tensors}
+    names = {name for name in names if not _above_cut(model, name)}
     with torch.no_grad():
         for name in names:
             if name not in state:
@@ -203,6 +210,7 @@ def _load(directory: Path) -> tuple[SelfExplainingModel, PreTrainedTokenizerBase
         encoder = AutoModel.from_config(encoder_config, attn_implementation="eager")
         model = _build(directory, config, encoder)
         state = load_file(str(directory / FULL_WEIGHTS))
+        state = {k: v for k, v in state.items() if not (k.startswith("encoder.") and _above_cut(model, k[8:]))}
         _load_strict(model, state, directory / FULL_WEIGHTS, partial=False)
     elif (directory / HEAD_WEIGHTS).is_file() and (directory / DELTA_WEIGHTS).is_file():
         model = _build(directory, config)

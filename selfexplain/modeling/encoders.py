@@ -1,7 +1,8 @@
 """Finding and loading encoders and tokenizers, offline first and safely.
 
-An encoder is named by a local directory, by an alias of the packaged
-all-MiniLM-L6-v2 (works offline), or by a Hugging Face Hub id (needs the Hub).
+An encoder is named by a local directory, by an alias of a packaged encoder
+(all-MiniLM-L6-v2, all-mpnet-base-v2: :mod:`selfexplain.modeling.packaged`; offline), or by a
+Hugging Face Hub id (needs the Hub).
 Weights are only ever read from safetensors and ``trust_remote_code`` is never set.
 """
 
@@ -15,6 +16,7 @@ from transformers.utils import logging as hf_logging
 from selfexplain import settings
 from selfexplain.errors import EncoderNotFoundError, UnsafeWeightsError
 from selfexplain.modeling.families import prepare_tokenizer
+from selfexplain.modeling.packaged import MPNET_ALIASES, packaged_mpnet_path
 
 DEFAULT_ENCODER = "all-MiniLM-L6-v2"
 MINILM_ALIASES = frozenset(
@@ -37,6 +39,8 @@ def resolve_encoder(name: str) -> str:
     """A local path for a packaged alias or directory, else the name unchanged (a Hub id)."""
     if name.lower() in MINILM_ALIASES:
         return str(packaged_minilm_path())
+    if name.lower() in MPNET_ALIASES:
+        return str(packaged_mpnet_path())
     path = Path(name).expanduser()
     if path.exists():
         if not path.is_dir():

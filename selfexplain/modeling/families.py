@@ -29,9 +29,9 @@ DECODER_TYPES = frozenset(
     {"gpt2", "gpt_neo", "gpt_neox", "gptj", "llama", "mistral", "mixtral", "qwen2", "qwen3", "gemma", "gemma2",
      "gemma3_text", "phi", "phi3", "olmo", "olmo2", "falcon", "bloom", "opt", "smollm3", "granite"}
 )  # fmt: skip
-# model_type values whose position ids start after the padding index (RoBERTa's ``padding_idx + 1``, with
-# ``padding_idx`` 1): the first POSITION_OFFSET position embeddings never hold an input's token.
-OFFSET_POSITION_TYPES = frozenset({"roberta", "xlm-roberta"})
+# model_type values whose position ids start after the padding index (RoBERTa's and MPNet's ``padding_idx + 1``,
+# with ``padding_idx`` 1): the first POSITION_OFFSET position embeddings never hold an input's token.
+OFFSET_POSITION_TYPES = frozenset({"roberta", "xlm-roberta", "mpnet"})
 POSITION_OFFSET = 2
 # Sub-word markers of the supported tokenizers, stripped in this order (see Family.strip_markers):
 # WordPiece's continuation "##" (BERT), then byte-level BPE's "Ġ" (RoBERTa, GPT-2) and SentencePiece's "▁"
@@ -105,3 +105,30 @@ def family_of(config: PretrainedConfig) -> Family:
     decoder = name in DECODER_TYPES or bool(getattr(config, "is_decoder", False))
     offset = POSITION_OFFSET if name in OFFSET_POSITION_TYPES else 0
     return Family(name=name, causal=decoder, summary="last" if decoder else "first", position_offset=offset)
+
+
+# Where each architecture keeps its stack of layers (BERT, RoBERTa, MPNet: encoder.layer; DistilBERT:
+# transformer.layer; GPT-2: h; Llama and most decoders: layers).
+LAYER_STACKS = ("encoder.layer", "transformer.layer", "h", "layers")
+
+
+def cut_encoder(encoder: torch.nn.Module, keep: int) -> tuple[str, ...]:
+    """Drop every layer above the first ``keep`` of ``encoder`` (in place) and set its config's
+    ``num_hidden_layers`` to match. Returns the dropped layers' module names (e.g. ``"encoder.layer.3"``), so a
+    loader can skip their saved weights; empty when nothing is above ``keep`` or the architecture keeps its layers
+    somewhere this function does not know (it then runs whole, which gives the same output, only slower)."""
+    for path in LAYER_STACKS:
+        stack: object = encoder
+        for part in path.split("."):
+            stack = getattr(stack, part, None)
+        if isinstance(stack, torch.nn.ModuleList):
+            break
+    else:
+        return ()
+    depth = len(stack)
+    if keep >= depth:
+        return ()
+    dropped = tuple(f"{path}.{i}" for i in range(keep, depth))
+    del stack[keep:]
+    encoder.config.num_hidden_layers = keep
+    return dropped

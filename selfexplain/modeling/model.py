@@ -20,7 +20,7 @@ from transformers import PreTrainedModel
 
 from selfexplain.modeling.config import ModelConfig
 from selfexplain.modeling.encoders import load_encoder
-from selfexplain.modeling.families import family_of
+from selfexplain.modeling.families import cut_encoder, family_of
 from selfexplain.modeling.spans import SpanLayer, SpanLayerOutput, span_index, span_validity
 
 EncoderPrecision = Literal["float32", "bfloat16"]
@@ -78,6 +78,13 @@ class SelfExplainingModel(nn.Module):
                 f"encoder_layer {config.encoder_layer} does not exist: the encoder has hidden states 0..{layers} "
                 f"(or -1..-{layers + 1} from the end)"
             )
+        if config.encoder_layer < -1:  # a negative index counts from the uncut top; after the cut it would not
+            config.encoder_layer += layers + 1
+        # hidden state read by the head: ``layers`` for -1 (the last one)
+        self.read_layer = layers if config.encoder_layer == -1 else config.encoder_layer
+        # the encoder runs only as far as the head reads: layers above read_layer are never computed nor kept
+        # (decoders are left whole: their last hidden state passes a final norm the middle ones do not)
+        self.dropped_layers = () if self.family.causal else cut_encoder(self.encoder, max(self.read_layer, 1))
         self.span_layer = SpanLayer(hidden, config.span_representation) if config.head == "span" else None
         if self.span_layer is not None:
             self.span_layer.uniform = config.uniform_alpha
@@ -155,7 +162,19 @@ class SelfExplainingModel(nn.Module):
 
     @property
     def num_encoder_layers(self) -> int:
+        """The encoder layers this model runs: exactly those on the path to the decision (1..k for a head that
+        reads hidden state k)."""
         return int(self.encoder.config.num_hidden_layers)
+
+    def _read(self, out: object) -> torch.Tensor:
+        """The hidden state the head reads, ``[B, N, H]`` float32, from an encoder output."""
+        if self.read_layer == self.num_encoder_layers:
+            return out.last_hidden_state.float()  # type: ignore[attr-defined]
+        return out.hidden_states[self.read_layer].float()  # type: ignore[attr-defined]
+
+    @property
+    def _needs_states(self) -> bool:
+        return self.read_layer != self.num_encoder_layers
 
     def forward(
         self,
@@ -179,8 +198,7 @@ class SelfExplainingModel(nn.Module):
         ``inputs_embeds`` ``[B, N, H]`` replaces the word embeddings of ``input_ids``
         (for gradient explainers); position and type embeddings are still added.
         """
-        layer = self.config.encoder_layer
-        need_states = output_hidden_states or layer != -1
+        need_states = output_hidden_states or self._needs_states
         encoder_args: dict[str, torch.Tensor] = {"attention_mask": attention_mask}
         if inputs_embeds is not None:
             encoder_args["inputs_embeds"] = inputs_embeds
@@ -189,7 +207,7 @@ class SelfExplainingModel(nn.Module):
         if token_type_ids is not None and getattr(self.encoder.config, "type_vocab_size", 0) > 1:
             encoder_args["token_type_ids"] = token_type_ids
         out = self._encode(**encoder_args, output_attentions=output_attentions, output_hidden_states=need_states)
-        hidden = (out.hidden_states[layer] if layer != -1 else out.last_hidden_state).float()
+        hidden = self._read(out)
         extras: dict[str, object] = {
             "attentions": tuple(a.float() for a in out.attentions) if output_attentions else None,
             "hidden_states": tuple(h.float() for h in out.hidden_states) if output_hidden_states else None,
@@ -232,7 +250,6 @@ class SelfExplainingModel(nn.Module):
         (see :mod:`selfexplain.inputs.windows`): every window's token vectors are laid
         end to end and all spans share one softmax and one weighted sum.
         """
-        layer = self.config.encoder_layer
         # Without gradients the windows are encoded a group at a time: a long document's windows at
         # once would hold every window's [heads, n, n] attention scores together (GBs at 100+ windows).
         group = WINDOW_GROUP if not torch.is_grad_enabled() else input_ids.shape[0]
@@ -241,9 +258,9 @@ class SelfExplainingModel(nn.Module):
             out = self._encode(
                 input_ids=input_ids[lo : lo + group],
                 attention_mask=attention_mask[lo : lo + group],
-                output_hidden_states=layer != -1,
+                output_hidden_states=self._needs_states,
             )
-            states.append((out.hidden_states[layer] if layer != -1 else out.last_hidden_state).float())
+            states.append(self._read(out))
         hidden = torch.cat(states) if len(states) > 1 else states[0]  # [Wn, n, H]
         alpha, extras = None, {}
         if self.span_layer is not None:

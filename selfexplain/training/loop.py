@@ -5,7 +5,10 @@ It runs through Hugging Face ``accelerate``: plain ``python`` on one CPU, or the
 same command under ``accelerate launch`` for several GPUs or machines.
 
 Output folder layout: ``best/`` (the best model by dev accuracy), ``last/`` (the
-last finished epoch with optimizer state, for resuming), ``metrics.json``.
+latest checkpoint with optimizer and random state, for resuming: each epoch's end and, with
+``checkpoint_steps``, every so many steps within one), ``metrics.json``. A run resumed from ``last/``
+ends exactly where the uninterrupted run would (with the eager span layer, ``fused=False``: the native
+kernels sum in thread order, so fused runs agree to float rounding).
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ from selfexplain.training.warm_start import TeacherLoss, teacher_loss, teacher_t
 
 STATE_TENSORS = "optimizer.safetensors"
 STATE_JSON = "training_state.json"
+RNG_STATE = "rng.safetensors"
 # steps an epoch may skip for a non-finite gradient (or a tenth of its steps, if more) before training stops
 MAX_SKIPPED_STEPS = 20
 
@@ -63,6 +67,9 @@ class TrainOptions:
     max_length: int = 128
     long_inputs: Literal["truncate", "windows"] = "truncate"
     freeze_word_embeddings: bool = True
+    # encoder layers 1..n (and all embeddings) left as pretrained: no gradient, no optimizer state, no
+    # backward pass through them, and nothing of theirs in a compact folder's delta
+    freeze_layers: int = 0
     compact: bool = False
     progress: bool = True
     fused: bool = True  # the native span kernels (selfexplain.modeling.native_spans)
@@ -91,6 +98,15 @@ class TrainOptions:
     own_erasure_share: float = 1.0
     # the encoder's dropout rate while training (None: the rate in its own config); eval mode has none
     encoder_dropout: float | None = None
+    # "bfloat16": the encoder runs under bf16 autocast (weights and optimizer stay float32): about 1.7x faster
+    # on CPUs with bf16 instructions; the saved model runs in float32 unless asked otherwise
+    encoder_precision: Literal["float32", "bfloat16"] = "float32"
+    # also write last/ every this many steps within an epoch (0 = at epoch ends only)
+    checkpoint_steps: int = 0
+    # stop (after a checkpoint) once this invocation has taken this many steps; rerun to continue (0 = never)
+    stop_after_steps: int = 0
+    # "auto": the GPU when there is one, else the CPU
+    device: Literal["auto", "cpu", "cuda"] = "auto"
 
 
 def annealed_temperature(step: int, total: int, start: float) -> float:
@@ -108,6 +124,21 @@ def set_encoder_dropout(model: SelfExplainingModel, rate: float) -> int:
     for layer in layers:
         layer.p = rate
     return len(layers)
+
+
+def freeze_lower_layers(model: SelfExplainingModel, count: int) -> int:
+    """Stop gradients into the encoder's embeddings and its first ``count`` layers (0 = none); returns the
+    number of parameters frozen. Layers are found by their module names (``...layer.3.``, ``h.3.``)."""
+    if count <= 0:
+        return 0
+    frozen = 0
+    for name, parameter in model.encoder.named_parameters():
+        parts = name.split(".")
+        index = next((int(p) for p in parts if p.isdecimal()), None)
+        if "embeddings" in parts or (index is not None and index < count):
+            parameter.requires_grad_(False)
+            frozen += parameter.numel()
+    return frozen
 
 
 def seed_everything(seed: int) -> None:
@@ -133,6 +164,7 @@ def epoch_batches(examples: Sequence[Example], batch_size: int, seed: int) -> li
 def _optimizer(model: SelfExplainingModel, options: TrainOptions) -> torch.optim.AdamW:
     if options.freeze_word_embeddings:
         model.encoder.get_input_embeddings().weight.requires_grad_(False)
+    freeze_lower_layers(model, options.freeze_layers)
     encoder = [p for p in model.encoder.parameters() if p.requires_grad]
     head = [p for n, p in model.named_parameters() if not n.startswith("encoder.")]
     return torch.optim.AdamW(
@@ -157,6 +189,20 @@ def _save_state(directory: Path, optimizer: torch.optim.Optimizer, state: dict[s
             tensors[f"{index}.{key}"] = torch.as_tensor(value).contiguous()
     save_file(tensors, str(directory / STATE_TENSORS))
     (directory / STATE_JSON).write_text(json.dumps(state, indent=2), encoding="utf-8")
+
+
+def _save_checkpoint(
+    out: Path, core: SelfExplainingModel, tokenizer: PreTrainedTokenizerBase, optimizer: torch.optim.Optimizer,
+    state: dict[str, object],
+) -> None:  # fmt: skip
+    """``out/last``: the model, optimizer state, ``state`` and the random state (atomically)."""
+    with atomic_directory(out / "last") as staging:
+        save_model(core, tokenizer, staging / "model")
+        for item in (staging / "model").iterdir():
+            item.rename(staging / item.name)
+        (staging / "model").rmdir()
+        save_file({"cpu": torch.get_rng_state()}, str(staging / RNG_STATE))
+        _save_state(staging, optimizer, state)
 
 
 def _load_state(directory: Path, optimizer: torch.optim.Optimizer) -> dict[str, object]:
@@ -258,7 +304,9 @@ def train(
     training example, the teacher's word-deletion effects for ``options.erasure_weight``."""
     from accelerate import Accelerator
 
-    accelerator = Accelerator(cpu=not torch.cuda.is_available())
+    if options.device == "cuda" and not torch.cuda.is_available():
+        raise ValueError("--device cuda: no CUDA GPU is visible to PyTorch here")
+    accelerator = Accelerator(cpu=options.device == "cpu" or not torch.cuda.is_available())
     out = Path(out)
     seed_everything(options.seed)
     resume = (out / "last" / STATE_JSON).is_file()
@@ -280,32 +328,52 @@ def train(
             options.teacher, train_examples, config.label_names, options.max_length, progress=options.progress
         ).probabilities
     model.set_fused(options.fused)
+    model.set_encoder_precision(options.encoder_precision)
     optimizer = _optimizer(model, options)
     history: list[dict[str, float]] = []
-    start_epoch, best = 0, -1.0
+    start_epoch, start_step, best, resumed = 0, 0, -1.0, {}
     if resume:
-        state = _load_state(out / "last", optimizer)
-        start_epoch, best = int(state["epoch"]), float(state["best_dev_accuracy"])
-        history = list(state["history"])  # type: ignore[arg-type]
-        accelerator.print(f"resuming after epoch {start_epoch} (best dev accuracy {best:.4f})")
+        resumed = _load_state(out / "last", optimizer)
+        start_epoch, best = int(resumed["epoch"]), float(resumed["best_dev_accuracy"])
+        start_step = int(resumed.get("step", 0))  # type: ignore[arg-type]
+        history = list(resumed["history"])  # type: ignore[arg-type]
+        where = f"step {start_step} of epoch {start_epoch + 1}" if start_step else f"epoch {start_epoch}"
+        accelerator.print(f"resuming after {where} (best dev accuracy {best:.4f})")
     model, optimizer = accelerator.prepare(model, optimizer)
     steps_per_epoch = math.ceil(len(train_examples) / options.batch_size)
     total = steps_per_epoch * options.epochs
     warmup = int(total * options.warmup_ratio)
     core: SelfExplainingModel = accelerator.unwrap_model(model)
+    taken = 0  # steps of this invocation
     for epoch in range(start_epoch, options.epochs):
         torch.manual_seed(options.seed + epoch)
         model.train()
         batches = epoch_batches(train_examples, options.batch_size, options.seed + epoch)
         shard = batches[accelerator.process_index :: accelerator.num_processes]
+        first = start_step if epoch == start_epoch else 0
+        running, skipped = 0.0, 0
+        if first:
+            running, skipped = float(resumed.get("running_loss", 0.0)), int(resumed.get("skipped", 0))  # type: ignore[arg-type]
+            torch.set_rng_state(load_file(str(out / "last" / RNG_STATE))["cpu"])
         bar = tqdm(
-            shard,
+            shard[first:],
             desc=f"epoch {epoch + 1}/{options.epochs}",
+            initial=first,
+            total=len(shard),
             disable=not (options.progress and accelerator.is_main_process),
         )
-        running = 0.0
-        skipped = 0
-        for step, index in enumerate(bar):
+        for step, index in enumerate(bar, start=first):
+            stop = bool(options.stop_after_steps) and taken >= options.stop_after_steps
+            periodic = bool(options.checkpoint_steps) and step % options.checkpoint_steps == 0
+            if step > first and (stop or periodic) and accelerator.is_main_process:
+                mid = {"epoch": epoch, "step": step, "best_dev_accuracy": best, "history": history,
+                       "running_loss": running, "skipped": skipped, "options": asdict(options)}  # fmt: skip
+                _save_checkpoint(out, core, tokenizer, optimizer, mid)
+            if stop:
+                bar.close()
+                accelerator.print(f"stopped after {taken} steps, at step {step} of epoch {epoch + 1}; rerun to go on")
+                return {}
+            taken += 1
             global_step = epoch * steps_per_epoch + step * accelerator.num_processes
             for group in optimizer.param_groups:
                 group["lr"] = group["base_lr"] * _schedule(global_step, total, warmup)
@@ -339,6 +407,7 @@ def train(
         accelerator.wait_for_everyone()
         if not accelerator.is_main_process:
             continue
+        core.set_encoder_precision("float32")  # dev accuracy as the saved model will run
         dev = predict_examples(
             SelfExplainer(core, tokenizer),
             dev_examples,
@@ -347,6 +416,7 @@ def train(
             windows=options.long_inputs == "windows",
             max_length=options.max_length,
         )
+        core.set_encoder_precision(options.encoder_precision)
         accuracy = float(dev.accuracy or 0.0)
         history.append({"epoch": epoch + 1, "dev_accuracy": accuracy, "train_loss": running, "skipped_steps": skipped})
         note = f" ({skipped} steps skipped: non-finite gradient)" if skipped else ""
@@ -355,13 +425,9 @@ def train(
             best = accuracy
             core.config.metrics = {"dev_accuracy": accuracy, "epoch": float(epoch + 1)}
             save_model(core, tokenizer, out / "best", compact=options.compact)
-        with atomic_directory(out / "last") as staging:
-            save_model(core, tokenizer, staging / "model")
-            for item in (staging / "model").iterdir():
-                item.rename(staging / item.name)
-            (staging / "model").rmdir()
-            state = {"epoch": epoch + 1, "best_dev_accuracy": best, "history": history, "options": asdict(options)}
-            _save_state(staging, optimizer, state)
+        state = {"epoch": epoch + 1, "step": 0, "best_dev_accuracy": best, "history": history,
+                 "options": asdict(options)}  # fmt: skip
+        _save_checkpoint(out, core, tokenizer, optimizer, state)
     if not accelerator.is_main_process:
         return {}  # under `accelerate launch` the main process evaluates, saves and reports
     metrics = {"best_dev_accuracy": best, "history": history, "options": asdict(options), "config": asdict(config)}

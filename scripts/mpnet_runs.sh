@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The MPNet models, one after another (2 CPU cores: ~2 h in all; a GPU: minutes with DEVICE=cuda).
+# Resumable: a finished run is skipped, an interrupted one continues from its last checkpoint.
+# Each run trains into runs/mpnet/NAME, then records its test accuracy in NAME/best.
+#   bash scripts/mpnet_runs.sh            # all of them
+#   ONLY="sst2-mpnet" bash scripts/mpnet_runs.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DATA=${DATA:-../shared/data}
+OUT=${OUT:-runs/mpnet}
+SEED=${SEED:-42}
+LAYER=${LAYER:-8}
+FREEZE=${FREEZE:-2}
+mkdir -p "$OUT"
+SST5_LABELS='very negative,negative,neutral,positive,very positive'
+COMMON=(--encoder all-mpnet-base-v2 --encoder-layer "$LAYER" --freeze-layers "$FREEZE" --batch-size 32
+        --lr 3e-5 --seed "$SEED" --compact --encoder-precision bfloat16 --checkpoint-steps 50)
+SPAN=(--head span --normaliser entmax15 --lambda 1 --anneal-temperature 10 --max-span-width 4)
+
+run() {  # NAME TEST_DATA [train arguments...]
+  local name=$1 test=$2; shift 2
+  if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name "* ]]; then return; fi
+  if [ ! -f "$OUT/$name/metrics.json" ]; then
+    echo "== $(date -u +%H:%M) training $name"
+    selfexplain train "${COMMON[@]}" --name "$name" --out "$OUT/$name" "$@"
+  fi
+  if ! grep -q test_accuracy "$OUT/$name/best/selfexplain.json"; then
+    echo "== $(date -u +%H:%M) testing $name"
+    selfexplain eval --model "$OUT/$name/best" --data "$test" --record --no-progress
+  fi
+}
+
+# SNLI has no train split here: train on validation less 1,000 held-out pairs (seeded), report on test
+if [ ! -f "$OUT/snli-train.tsv" ]; then
+  python - "$DATA/snli/validation.tsv" "$OUT" <<'PY'
+import csv, random, sys
+rows = list(csv.reader(open(sys.argv[1], encoding="utf-8"), delimiter="\t"))
+head, body = rows[0], rows[1:]
+random.Random(42).shuffle(body)
+for name, part in (("snli-dev.tsv", body[:1000]), ("snli-train.tsv", body[1000:])):
+    with open(f"{sys.argv[2]}/{name}", "w", encoding="utf-8", newline="") as out:
+        csv.writer(out, delimiter="\t").writerows([head, *part])
+PY
+fi
+SNLI=(--text-column premise --pair-column hypothesis --label-column label --labels entailment,neutral,contradiction
+      --train "$OUT/snli-train.tsv" --dev "$OUT/snli-dev.tsv")
+
+run sst2-mpnet "$DATA/sst2/test.txt" "${SPAN[@]}" --train "$DATA/sst2/train.txt" --dev "$DATA/sst2/dev.txt" \
+  --labels negative,positive --epochs 2
+run sst5-mpnet-mean "$DATA/sst5/test.txt" --head mean --train "$DATA/sst5/train.txt" --dev "$DATA/sst5/dev.txt" \
+  --labels "$SST5_LABELS" --epochs 2
+run sst5-mpnet "$DATA/sst5/test.txt" "${SPAN[@]}" --train "$DATA/sst5/train.txt" --dev "$DATA/sst5/dev.txt" \
+  --labels "$SST5_LABELS" --teacher "$OUT/sst5-mpnet-mean/best" --epochs 2
+run snli-mpnet-mean "$DATA/snli/test.tsv" --head mean "${SNLI[@]}" --epochs 1
+run snli-mpnet "$DATA/snli/test.tsv" "${SPAN[@]}" "${SNLI[@]}" --pair-alpha per-segment \
+  --teacher "$OUT/snli-mpnet-mean/best" --epochs 1
+echo "== $(date -u +%H:%M) done"
