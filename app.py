@@ -87,7 +87,7 @@ def main() -> None:
             f"The pair is longer than the model's {explainer.max_tokens} tokens; only the first part of each text "
             f"is explained (premise up to “…{escape_text(text_in[-40:])}”)."
         )
-    if render_long_document(explainer, st.session_state.model_directory, text_in, pair_in):
+    if render_long_document(explainer, st.session_state.model_directory, text_in, pair_in, present):
         return  # over 1,000 tokens: the document view (overview, top spans, one part up close)
     explanation = cached_explanation(st.session_state.model_directory, text_in, pair_in)
     st.session_state._shown = (st.session_state.model_directory, text_in, pair_in)

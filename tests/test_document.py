@@ -320,7 +320,7 @@ def test_app_shows_a_long_text_as_a_document(app_model: Path) -> None:
     overview = next(title for title in charts if title.startswith("Where the alpha mass lies"))
     assert "16 paragraphs" in overview  # several paragraphs: they are the default parts
     grid = next(title for title in charts if title.startswith("Self-explaining alpha over spans"))
-    attention = next(title for title in charts if title.startswith("Raw self-attention, window"))
+    attention = next(title for title in charts if title.startswith("Raw attention, window"))
     assert charts[grid] and charts[attention]
     for shapes in charts.values():
         assert all(rows <= 120 and cols <= 120 for rows, cols in shapes)

@@ -15,6 +15,7 @@ import hashlib
 import numpy as np
 import streamlit as st
 
+from pages.parts.document_present import render_document_presentation
 from pages.ui import PLOT_CONFIG
 from pages.ui.loading import cached_explainer, cached_result
 from selfexplain.errors import USER_ERRORS, InvalidInputError
@@ -35,7 +36,14 @@ from selfexplain.views.document import (
     top_spans_table,
 )
 from selfexplain.views.evidence import weight_sentence
-from selfexplain.views.figures import MAX_GRID_UNITS, grid_data, grid_view, probability_figure, span_grid_figure
+from selfexplain.views.figures import (
+    MAX_GRID_UNITS,
+    grid_data,
+    grid_view,
+    probability_figure,
+    side_by_side,
+    span_grid_figure,
+)
 from selfexplain.views.highlight import escape_text
 from selfexplain.views.word_attention import MERGE_RULE
 
@@ -66,9 +74,11 @@ def cached_window_attention(directory: str, text: str, window_start: int) -> Win
     return cached_explainer(directory).window_attentions(text, window_start)
 
 
-def render_long_document(explainer: SelfExplainer, directory: str, text: str, pair: str | None) -> bool:
-    """Show ``text`` as a document when it has more than :data:`LONG_TOKENS` tokens; returns whether
-    it did (then the page's dense view is skipped)."""
+def render_long_document(
+    explainer: SelfExplainer, directory: str, text: str, pair: str | None, present: bool = False
+) -> bool:
+    """Show ``text`` as a document when it has more than :data:`LONG_TOKENS` tokens (``present``: in
+    presentation mode, no sidebar and no controls); returns whether it did (then the dense view is skipped)."""
     if pair is not None or explainer.config.pair or cached_token_count(directory, text) <= LONG_TOKENS:
         return False
     try:
@@ -76,7 +86,10 @@ def render_long_document(explainer: SelfExplainer, directory: str, text: str, pa
     except USER_ERRORS as err:
         st.error(f"Cannot explain this text: {escape_text(str(err))}")
         return True
-    render_document(document, directory)
+    if present:
+        render_document_presentation(document)
+    else:
+        render_document(document, directory)
     return True
 
 
@@ -199,6 +212,7 @@ def render_part(
     lo, hi = view if view is not None else (0, count)
     shown = np.flatnonzero((units >= lo) & (units < hi))
     first = int(parts.token_starts[chosen])
+    sentences_before = int(document.parts("sentence").part_of_token[first])  # S37 is S37 in any close-up
     token_lo, token_hi = first + int(shown[0]), first + int(shown[-1]) + 1
     window_index = document.window_of(chosen, level)
     window_start = document.window_starts[window_index]
@@ -207,9 +221,12 @@ def render_part(
         f"{parts.mass[chosen]:.4f}; held by window {window_index + 1} of {len(document.window_starts)} "
         f"(tokens {window_start:,}-{min(window_start + document.window_size, document.num_tokens) - 1:,})."
     )
-    grid_col, attn_col = st.columns(2, gap="large")
+    if side_by_side(hi - lo):
+        grid_col, attn_col = st.columns(2, gap="large")
+    else:  # each map the page's width: a label on every unit
+        grid_col, attn_col = st.container(), st.container()
     with grid_col:
-        grid = span_grid_figure(explanation, False, None, grid_level, None, view)
+        grid = span_grid_figure(explanation, False, None, grid_level, None, view, first_sentence=sentences_before)
         st.plotly_chart(grid, key="doc_grid", config=PLOT_CONFIG, theme=None)
         shown = mass_in_view(grid_data(explanation, grid_level, None, view)[0])
         st.caption(
@@ -237,8 +254,9 @@ def render_part(
             )
         else:
             figure = part_word_attention_figure(
-                window, window_index + 1, explanation, first, grid_level, view, aggregate, int(layer), int(head)
-            )
+                window, window_index + 1, explanation, first, grid_level, view, aggregate, int(layer), int(head),
+                first_sentence=sentences_before,
+            )  # fmt: skip
         st.plotly_chart(figure, key="doc_attention", config=PLOT_CONFIG, theme=None)
         if tokens:
             st.caption(

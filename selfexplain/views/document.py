@@ -63,7 +63,7 @@ def parts_overview_figure(document: Document, parts: DocumentParts, selected: in
     fig.update_xaxes(title=f"{parts.level} (in reading order)")
     fig.update_yaxes(title="alpha", rangemode="tozero")
     title = (
-        f"Where the alpha mass lies: {count:,} {parts.level}s "
+        f"Where the alpha mass lies: {count:,} {parts.level}{'' if count == 1 else 's'} "
         f"(spans inside {parts.level}s hold {1 - parts.across:.1%} of alpha)"
     )
     fig = apply_layout(fig, title, 360, legend=LEGEND_ABOVE)
@@ -182,11 +182,14 @@ def part_word_attention_figure(
     aggregate: Aggregate = "mean over heads",
     layer: int = -1,
     head: int = 0,
+    *,
+    first_sentence: int = 0,
 ) -> go.Figure:
     """The raw self-attention of window ``number`` (from 1), computed over the whole window, on the part's
-    grid axis: its words (or sentences, or tokens) at ``level``, in the viewport ``view``, merged as
-    :data:`~selfexplain.views.word_attention.MERGE_RULE` states. ``part`` is :meth:`Document.part`, whose
-    token ``t`` is document token ``first + t``; tokens the window does not hold are left out."""
+    grid axis: its words (or sentences, numbered after ``first_sentence`` as the grid numbers them, or tokens)
+    at ``level``, in the viewport ``view``, merged as :data:`~selfexplain.views.word_attention.MERGE_RULE`
+    states. ``part`` is :meth:`Document.part`, whose token ``t`` is document token ``first + t``; the map is cut
+    to the units the window holds (a part longer than a window lies partly in others: no blank rows)."""
     from selfexplain.views.word_attention import group_attention, word_attention_figure
 
     matrix = aggregate_attention(window.attentions, aggregate, layer, head)
@@ -194,12 +197,17 @@ def part_word_attention_figure(
     group_of = groups.word_of_token if groups is not None else np.arange(part.num_tokens)
     labels = list(groups.labels) if groups is not None else [t.piece or t.text for t in part.tokens]
     if level == "sentence":
-        labels = [f"S{i + 1}" for i in range(len(labels))]
+        labels = [f"S{first_sentence + i + 1}" for i in range(len(labels))]
     positions = window_positions(window, first + np.arange(part.num_tokens))
     held = positions >= 0
     words = np.zeros((len(labels), len(labels)))
+    lo, hi = view if view is not None else (0, len(labels))
     if held.any():
         merged = group_attention(matrix, positions[held], group_of[held])
         words[: merged.shape[0], : merged.shape[1]] = merged
+        units = group_of[held]
+        inside = units[(units >= lo) & (units < hi)]
+        if inside.size:  # the units of the viewport that this window holds
+            lo, hi = int(inside.min()), int(inside.max()) + 1
     what = attention_label(aggregate, layer, head, window.attentions.shape[0])
-    return word_attention_figure(words, labels, f"Raw self-attention, window {number} ({what}), {level} level", view)
+    return word_attention_figure(words, labels, f"Raw attention, window {number} ({what})", (lo, hi))

@@ -47,6 +47,7 @@ def plot_text(text: str) -> str:
 
 LABEL_PITCH = 4  # pixels between two axis labels beyond the font size
 GRID_PITCH = 20  # pixels a grid's row gets: room for its label, a cell large enough to point at
+PLOT_WIDTH = 720  # the plot area's width of a grid as wide as the page at 1,440 px (sidebar open): column labels
 LABELLED_UNITS = 48  # a grid grows to label every row up to this many; a larger one labels every step-th
 MARKER_SIZE = 4  # a grid's hover markers: small, so the cell under the pointer is the one whose centre is nearest
 HOVER_DISTANCE = 40  # pixels from a cell's centre that still hover it (half the diagonal of a large cell)
@@ -65,7 +66,7 @@ def _token_axes(fig: go.Figure, axis: list[int], labels: Sequence[str], x_title:
     names = [plot_text(x) for x in labels]
     room = label_room(names, TICK_FONT["size"])
     side = _square_side(len(axis), room)
-    step = label_step(len(axis), side - int(MARGIN["t"]) - room)
+    step = label_step(len(axis), min(side - int(MARGIN["t"]) - room, PLOT_WIDTH))  # rows, and columns across
     ticks = {
         "tickmode": "array",
         "tickvals": axis[::step],
@@ -161,8 +162,11 @@ def span_grid_figure(
     level: Level = "token",
     selected: tuple[int, int] | None = None,
     view: tuple[int, int] | None = None,
+    *,
+    first_sentence: int = 0,
 ) -> go.Figure:
-    """Heatmap of alpha over the upper-triangular (start, end) grid, within the viewport ``view``.
+    """Heatmap of alpha over the upper-triangular (start, end) grid, within the viewport ``view``; at sentence
+    level the rows are numbered S1, S2, ... after ``first_sentence`` sentences (a document's part: its own).
 
     Invalid spans and the lower triangle are blank (NaN). A transparent marker
     sits on every valid cell for hover and clicks (``customdata`` = start, end, alpha, rank;
@@ -217,7 +221,7 @@ def span_grid_figure(
         i, j = selected
         fig.add_shape(type="rect", x0=j - 0.5, x1=j + 0.5, y0=i - 0.5, y1=i + 0.5, line={"color": INK, "width": 3})
     if level == "sentence":  # sentence labels are long: number them, the hover shows the text
-        labels = [f"S{lo + i + 1}" for i in range(len(labels))]
+        labels = [f"S{first_sentence + lo + i + 1}" for i in range(len(labels))]
     side = _token_axes(fig, axis, labels, f"end {level}", f"start {level}")
     title = f"Self-explaining alpha over spans ({level} level)"
     fig = apply_layout(fig, title, side, labelled=True)
@@ -235,12 +239,15 @@ def attention_figure(matrix: np.ndarray, tokens: list[str] | tuple[str, ...], ti
     """``[N, N]`` attention heatmap: row ``i`` (query) attends to column ``j`` (key); the axis is numbered
     from ``start`` (a grid's viewport)."""
     axis = list(range(start, start + len(tokens)))
+    top = float(np.max(matrix)) if np.size(matrix) else 0.0
     fig = go.Figure(
         go.Heatmap(
             z=matrix,
             x=axis,
             y=axis,
             text=_pair_labels(tokens),
+            zmin=0.0,  # attention is a share: the scale starts at 0 (one cell alone ran -0.48..0.52)
+            zmax=top if top > 0 else 1.0,
             colorscale=ATTENTION_SCALE,
             colorbar={"title": "attention"},
             hovertemplate="%{text}<br>%{z:.4f}<extra></extra>",
