@@ -19,6 +19,7 @@ from pages.ui.picker import choose_model
 from selfexplain.analysis.compare import (
     Comparison,
     Side,
+    axis_of_token,
     check_compatible,
     compare,
     default_partner,
@@ -26,12 +27,19 @@ from selfexplain.analysis.compare import (
     fit_both,
 )
 from selfexplain.errors import USER_ERRORS
+from selfexplain.modeling.read_out import layers_read
 from selfexplain.pipeline import available_models
 from selfexplain.results.attention import aggregate_attention
 from selfexplain.views.compare import agreement_caption, agreement_figure, axis_grid_figure, gradient_figure
 from selfexplain.views.evidence import LISTED_PHRASES, weight_sentence
-from selfexplain.views.figures import MAX_GRID_UNITS, attention_figure, grid_view, probability_figure
+from selfexplain.views.figures import MAX_GRID_UNITS, grid_view, probability_figure
 from selfexplain.views.highlight import escape_text, highlight_html
+from selfexplain.views.word_attention import (
+    MERGE_RULE,
+    explanation_group_attention,
+    layers_caption,
+    word_attention_figure,
+)
 
 st.set_page_config(page_title="selfexplain · Compare", page_icon=":mag:", layout="wide")
 
@@ -82,8 +90,11 @@ def read_input(pair_models: bool, example_model: str) -> tuple[str, str | None]:
     return text, pair
 
 
-def render_side(side: Side, comparison: Comparison, letter: str, k: int, view: tuple[int, int] | None) -> None:
-    """One model's column: prediction, probabilities, top spans in the text, grid or gradient view, attention."""
+def render_side(
+    side: Side, comparison: Comparison, letter: str, k: int, view: tuple[int, int] | None, reads: int
+) -> None:
+    """One model's column: prediction, probabilities, top spans in the text, grid or gradient view, attention
+    (its last layer on the grids' word axis; ``reads``: the encoder layers the model reads)."""
     explanation = side.explanation
     if letter == "A":
         alpha, valid, scores = comparison.alpha_a, comparison.mask_a, comparison.word_scores_a
@@ -115,10 +126,13 @@ def render_side(side: Side, comparison: Comparison, letter: str, k: int, view: t
         pin_widget(explanation, explanation.model_name, explanation.text, explanation.pair, key=f"pin_{letter}")
     if explanation.attentions is not None:
         layers = explanation.attentions.shape[0]
-        matrix = aggregate_attention(explanation.attentions, "mean over heads", layers - 1)
-        title = f"{letter}: raw self-attention (layer {layers}, mean over heads)"
-        figure = attention_figure(matrix, explanation.attention_tokens or (), title)
+        shown = min(reads, layers) if reads > 0 else layers  # the last layer the model reads
+        matrix = aggregate_attention(explanation.attentions, "mean over heads", shown - 1)
+        title = f"{letter}: raw self-attention (layer {shown}, mean over heads)"
+        words = explanation_group_attention(explanation, matrix, axis_of_token(side, comparison.axis))
+        figure = word_attention_figure(words, comparison.axis.labels, title, view)
         st.plotly_chart(figure, config=PLOT_CONFIG, key=f"attention_{letter}", theme=None)
+        st.caption(f"{layers_caption(reads, layers)} {MERGE_RULE}")
     else:
         st.info("This encoder returned no attention maps.")
 
@@ -171,13 +185,13 @@ def main() -> None:
         st.caption(f"The grids show words {view[0]}–{view[1] - 1} of {len(comparison.axis)}.")
     column_a, column_b = st.columns(2, gap="large")
     with column_a:
-        render_side(side_a, comparison, "A", k, view)
+        render_side(side_a, comparison, "A", k, view, layers_read(model_a.model))
     with column_b:
-        render_side(side_b, comparison, "B", k, view)
+        render_side(side_b, comparison, "B", k, view, layers_read(model_b.model))
     st.caption(
         f"How to read the grids: a cell is the span from the word on its row to the word in its column; its colour "
         f"is the alpha the model gives that span, on one scale from 0 to {comparison.zmax:.4f} for both models. "
-        "Attention is a different grid: token to token inside the encoder, one per model's own tokens."
+        "Attention is a different grid on the same words: word to word inside the encoder, not a weight of a span."
     )
     st.subheader("Do the two models rank the input alike?")
     names = (side_a.explanation.model_name, side_b.explanation.model_name)

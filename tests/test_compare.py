@@ -239,3 +239,35 @@ def test_sparse_models_agree_on_their_nonzero_sets_and_say_so() -> None:
     assert "Jaccard): 0.50" in caption and f"{found.rbo:.2f}" in caption
     assert "puts all its weight on a single word span" in caption and "Model B" not in caption
     assert "<b>" not in caption and "<i>" not in caption and "Spearman" not in caption
+
+
+def test_default_partner_is_a_self_explaining_model_of_the_same_task(
+    models: dict[str, SelfExplainer], tmp_path: Path
+) -> None:
+    """Issue 58 item 11: Compare sets alpha against alpha when two self-explaining models of one task exist."""
+    folders = {}
+    for name, key in (("a", "a"), ("aa-base", "base"), ("b", "b"), ("nli", "nli")):
+        folders[name] = tmp_path / name
+        save_model(models[key].model, models[key].tokenizer, folders[name])
+    assert default_partner("a", folders) == "b"  # not the baseline, though it comes first
+    assert default_partner("aa-base", folders) == "a"  # a baseline: the first model of its input kind
+    del folders["b"]
+    assert default_partner("a", folders) == "aa-base"  # one self-explaining model: as before
+
+
+def test_the_rank_chart_reads_when_one_alpha_is_one_hot() -> None:
+    from selfexplain.analysis.compare import WordAxis, rank_agreement
+    from selfexplain.views.compare import agreement_figure
+
+    count = 40
+    one_hot = np.zeros(count)
+    one_hot[3] = 1.0
+    spread = np.linspace(1.0, 0.1, count)
+    items = np.arange(count)
+    agreement = rank_agreement(one_hot, spread, items, items, "word")
+    labels = tuple(f"w{i}" for i in items)
+    axis = WordAxis(" ".join(labels), None, labels, tuple((0, 3 * i, 3 * i + 2) for i in items))
+    fig = agreement_figure(agreement, axis, "one-hot", "spread")
+    assert tuple(fig.layout.xaxis.range) == (0.5, 2.5)  # rank 1 and "not ranked" across the whole width
+    assert tuple(fig.layout.yaxis.range) == (0.5, count + 1.5)
+    assert list(fig.layout.xaxis.ticktext) == ["1", "not ranked"]

@@ -146,3 +146,29 @@ def test_the_text_box_takes_the_character_limit_setting(monkeypatch: pytest.Monk
     assert not at.exception
     assert at.text_area(key="compare_text").proto.max_chars == 150_000
     assert any("Limit 150,000 characters" in c.value for c in at.caption)
+
+
+def test_compare_opens_on_two_self_explaining_models_of_one_task(
+    monkeypatch: pytest.MonkeyPatch, models_dir: Path
+) -> None:
+    """Issue 58 item 11: with a second self-explaining model of the default model's task, Compare opens on the
+    two of them (alpha against alpha), not on the default model's baseline; attention is drawn on the grids'
+    words and says which layers each model reads."""
+    at = open_compare(monkeypatch, models_dir)
+    assert not at.exception and not at.error
+    assert at.selectbox(key="model_a_choice").value == "sst5-minilm"
+    assert at.selectbox(key="model_b_choice").value == "tiny-a"  # the first self-explaining SST-5 model
+    found = charts(at)
+    assert "A: alpha over word spans" in found and "B: alpha over word spans" in found
+    grid, attention = found["B: alpha over word spans"], found["B: raw self-attention (layer 2, mean over heads)"]
+    assert attention["layout"]["xaxis"]["ticktext"] == grid["layout"]["xaxis"]["ticktext"]  # words, no [CLS]
+    assert sum("the layers this model reads" in c.value for c in at.caption) == 2
+
+
+def test_compare_falls_back_to_the_baseline_with_one_self_explaining_model(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("SELFEXPLAIN_MODELS_DIR", str(tmp_path))  # only the shipped models
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    assert not at.exception
+    assert at.selectbox(key="model_b_choice").value == "sst5-minilm-mean"

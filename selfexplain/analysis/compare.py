@@ -127,16 +127,27 @@ def check_compatible(a: ModelConfig, b: ModelConfig) -> None:
 
 
 def default_partner(first: str, known: dict[str, Path]) -> str | None:
-    """The first other model in ``known`` (name -> folder) that takes the same input kind as ``first``."""
+    """The model to compare ``first`` with, from ``known`` (name -> folder): for a self-explaining model,
+    the first other self-explaining model of the same task (same input kind and labels), so Compare sets
+    alpha against alpha; failing that (or for a baseline), the first other model that takes the same input
+    kind. None when there is none; a model whose config cannot be read is skipped."""
 
-    def pair_flag(name: str) -> bool | None:
+    def config(name: str) -> ModelConfig | None:
         try:
-            return ModelConfig.load(known[name]).pair
+            return ModelConfig.load(known[name])
         except (OSError, ValueError, TypeError, KeyError):
             return None
 
-    wanted = pair_flag(first)
-    return next((name for name in sorted(known) if name != first and pair_flag(name) == wanted), None)
+    wanted = config(first)
+    if wanted is None:
+        return None
+    others = [(name, config(name)) for name in sorted(known) if name != first]
+    same_kind = [(name, c) for name, c in others if c is not None and c.pair == wanted.pair]
+    if wanted.head == "span":
+        same_task = [n for n, c in same_kind if c.head == "span" and list(c.label_names) == list(wanted.label_names)]
+        if same_task:
+            return same_task[0]
+    return same_kind[0][0] if same_kind else None
 
 
 def fit_both(
@@ -215,11 +226,15 @@ def alpha_on_axis(side: Side, axis: WordAxis) -> tuple[np.ndarray, np.ndarray]:
     return alpha, valid
 
 
+def axis_of_token(side: Side, axis: WordAxis) -> np.ndarray:
+    """``[T]``: the common word of ``axis`` that holds each of the model's tokens (non-decreasing)."""
+    view = side.words
+    return word_index(view, axis)[view.word_of_token]
+
+
 def token_scores_on_axis(side: Side, scores: np.ndarray, axis: WordAxis) -> np.ndarray:
     """``[C]``: token scores ``[T]`` summed over the tokens of each common word."""
-    view = side.words
-    tokens_to_words = word_index(view, axis)[view.word_of_token]
-    return np.bincount(tokens_to_words, weights=scores, minlength=len(axis)).astype(float)
+    return np.bincount(axis_of_token(side, axis), weights=scores, minlength=len(axis)).astype(float)
 
 
 def covering_mass(alpha: np.ndarray) -> np.ndarray:

@@ -104,7 +104,6 @@ def agreement_figure(agreement: RankAgreement, axis: WordAxis, name_a: str, name
     y = np.where(ranks_b > 0, ranks_b, line_b)
     shown_a = [f"rank {r}" if r > 0 else "not ranked (alpha 0)" for r in ranks_a.tolist()]
     shown_b = [f"rank {r}" if r > 0 else "not ranked (alpha 0)" for r in ranks_b.tolist()]
-    top = max(line_a, line_b)
     diagonal = min(agreement.nonzero_a, agreement.nonzero_b)
     traces = [
         go.Scatter(
@@ -131,8 +130,10 @@ def agreement_figure(agreement: RankAgreement, axis: WordAxis, name_a: str, name
         values = list(range(1, count + 1, step)) + [count + 1]
         return {"tickmode": "array", "tickvals": values, "ticktext": [str(v) for v in values[:-1]] + ["not ranked"]}
 
-    fig.update_xaxes(title=f"{unit} rank under A: {plot_text(name_a)}", range=[0.5, top + 0.5], **ticks(line_a - 1))
-    fig.update_yaxes(title=f"{unit} rank under B: {plot_text(name_b)}", range=[0.5, top + 0.5], **ticks(line_b - 1))
+    # Each axis runs to its own "not ranked" line: a model with one span carrying all the weight (a one-hot alpha)
+    # gets two columns across the chart's width, not a sliver at the edge of the other model's hundred ranks.
+    fig.update_xaxes(title=f"{unit} rank under A: {plot_text(name_a)}", range=[0.5, line_a + 0.5], **ticks(line_a - 1))
+    fig.update_yaxes(title=f"{unit} rank under B: {plot_text(name_b)}", range=[0.5, line_b + 0.5], **ticks(line_b - 1))
     rbo = "n/a" if agreement.rbo is None else f"{agreement.rbo:.2f}"
     title = f"Rank agreement over {agreement.union:,} {unit}s with weight in either model (RBO {rbo})"
     return apply_layout(fig, title, 460)
