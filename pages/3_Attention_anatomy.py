@@ -17,6 +17,8 @@ from selfexplain.anatomy.agreement import agreement_sentences, confusion_by_laye
 from selfexplain.anatomy.corpus import AnatomyResult, attention_anatomy
 from selfexplain.errors import USER_ERRORS
 from selfexplain.formats import SUFFIXES
+from selfexplain.modeling.read_out import layers_read
+from selfexplain.views.word_attention import layers_caption
 
 st.set_page_config(page_title="selfexplain · Attention anatomy", layout="wide")
 SAMPLE = ASSETS / "anatomy" / "sentences.txt"
@@ -86,13 +88,16 @@ def choose_result(directory: str, source: str, limit: int, gradients: bool, seed
     return None
 
 
-def show_result(result: AnatomyResult, from_folder: bool) -> None:
-    """The sample sizes, the statistic heatmap and per-layer lines, entropies, the no-op test, head clusters."""
+def show_result(result: AnatomyResult, from_folder: bool, reads: int | None = None) -> None:
+    """The sample sizes, the statistic heatmap and per-layer lines, entropies, the no-op test, head clusters;
+    ``reads``: the encoder layers the loaded model reads (None: results of another model, from a folder)."""
     layers, heads = result.shape
     st.write(
         f"**{result.sentences:,}** sentences · {layers} layers × {heads} heads, numbered from 1 "
         "(as on the Explain page) · every number is a mean over all tokens of these sentences"
     )
+    if reads is not None:
+        st.caption(layers_caption(reads, layers))
     table = F.stats_table(result)
     st.download_button("Download the statistics (CSV)", table.to_csv(index=False), "attention_stats.csv", "text/csv")
     left, right = st.columns(2)
@@ -155,7 +160,8 @@ def main() -> None:
     if result is None:
         st.info("Choose a corpus, then click Run to compute the statistics.")
         return
-    show_result(result, source == "Open a results folder")
+    from_folder = source == "Open a results folder"
+    show_result(result, from_folder, None if from_folder else layers_read(explainer.model))
     if not explainer.config.pair:
         show_confusion(directory, seed)
 
