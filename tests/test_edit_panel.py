@@ -134,3 +134,11 @@ def test_presentation_mode_hides_controls_and_explains_figures(models_dir: Path)
     at.button(key="leave_present").click().run()
     assert not at.exception and not at.toggle(key="present").value
     assert at.slider(key="top_k").value == 5 and "present" not in at.query_params
+
+
+def test_the_edit_control_of_a_pair_model_has_room_for_its_options(models_dir: Path) -> None:
+    """Issue 58 item 7: "Insert" read "Ins..." in a pair model's edit row (a fifth of the page for three options)."""
+    at = opened(models_dir, "tiny-nli", "a man sleeps on a bench", "a man is awake")
+    assert not at.exception
+    column = next(c for c in at.columns if any(w.key == "edit_action" for w in c.get("button_group")))
+    assert column.weight * 980 / 3 >= 100  # Replace, Delete, Insert: 100 px each of a 980 px page (1,440, sidebar)

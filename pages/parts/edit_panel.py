@@ -14,6 +14,10 @@ from selfexplain.views.edits import alpha_change_figure, alpha_change_table
 from selfexplain.views.highlight import escape_text
 
 ACTIONS = ("Replace", "Delete", "Insert")
+# Column widths of the edit row: the "Edit" control's three options need about 250 px, which a fifth of the page
+# (a pair model's row was [1, 1, 3]) did not give them: "Insert" read "Ins...".
+PAIR_COLUMNS = (2, 3, 4)  # Text (premise or hypothesis), Edit, the words
+TEXT_COLUMNS = (1, 3)  # Edit, the words
 HISTORY = "edit_history"  # list of {"before": (text, pair), "after": (text, pair), "edit": description}
 
 
@@ -74,7 +78,7 @@ def render_edit_panel(explanation: Explanation, directory: str, selection: Span 
     """The edit controls, the history with undo, and (right after an edit) what the edit changed."""
     st.subheader("Edit the input and watch alpha move")
     pair_model = explanation.pair is not None
-    c1, c2, c3 = st.columns([1, 1, 3]) if pair_model else (None, *st.columns([1, 3]))
+    c1, c2, c3 = st.columns(PAIR_COLUMNS) if pair_model else (None, *st.columns(TEXT_COLUMNS))
     if c1 is not None:
         c1.segmented_control("Text", ["Premise", "Hypothesis"], default="Premise", key="edit_segment")
     segment = 1 if st.session_state.get("edit_segment") == "Hypothesis" else 0

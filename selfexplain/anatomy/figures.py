@@ -213,5 +213,6 @@ def perturbation_figure(summary: pd.DataFrame) -> go.Figure:
         if column in summary and summary[column].notna().any():
             fig.add_trace(go.Bar(x=names, y=summary[column], name=name, hovertemplate="%{y:.3f}"))
     fig.update_layout(barmode="group")
-    fig.update_yaxes(range=[0, 1.02], title="share (accuracy, changed) or shift (0 = same, 1 = disjoint)")
+    # a short axis title: the long one ran up into the chart's title; the page's caption says what each bar is
+    fig.update_yaxes(range=[0, 1.02], title="share or shift (0-1)")
     return apply_layout(fig, "Perturbations: accuracy, changed predictions and explanation shift")

@@ -54,13 +54,23 @@ SHORT_HEADINGS = {  # table headers that fit a narrow column; the full heading a
     "polar_phrase": "Polar phrase ↑",
 }
 TEXT_COLUMNS = {"Method": "medium", "Top tokens": "large", "Test": "large", "measure": "large", "note": "large"}
+HEADER_CHAR_PX = 8  # a header character's width in pixels (the app's table font, bold)
+HEADER_PAD_PX = 40  # a header's padding, its sort arrow and its help icon
+NUMBER_WIDTH_PX = 80  # the least width of a number column
+
+
+def header_width(label: str) -> int:
+    """Pixels a column needs to show its whole header ``label`` (Streamlit's "small", 75 px, cut
+    "Comprehensiveness ↑" to "Comprehensive")."""
+    return max(NUMBER_WIDTH_PX, HEADER_CHAR_PX * len(label) + HEADER_PAD_PX)
 
 
 def column_specs(columns: list[str]) -> dict[str, dict[str, object]]:
     """How each column of a table shown by the page is drawn, so no column is cut off (issue 23 defect 11):
     ``{column: {"label", "help", "width", "numeric"}}`` for the displayed columns of :func:`readable`
     tables: metric columns get a short label (at most 20 characters) with the full heading and the
-    metric's meaning as help, width "small"; text columns are "medium" or "large"."""
+    metric's meaning as help, and a width in pixels that holds the whole label (:func:`header_width`); text
+    columns are "medium" or "large" (or as wide as their header)."""
     by_heading = {m.heading: m for m in METRICS.values()}
     specs: dict[str, dict[str, object]] = {}
     for column in columns:
@@ -68,8 +78,8 @@ def column_specs(columns: list[str]) -> dict[str, dict[str, object]]:
         if metric is not None:
             label = SHORT_HEADINGS.get(metric.key, metric.heading)
             meaning = f"{metric.heading}: {metric.meaning}"
-            specs[column] = {"label": label, "help": meaning, "width": "small", "numeric": True}
+            specs[column] = {"label": label, "help": meaning, "width": header_width(label), "numeric": True}
         else:
-            width = TEXT_COLUMNS.get(column, "small")
+            width = TEXT_COLUMNS.get(column, header_width(column))
             specs[column] = {"label": column, "help": None, "width": width, "numeric": False}
     return specs

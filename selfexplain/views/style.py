@@ -50,6 +50,7 @@ DEFAULT_HEIGHT = 420
 MODEBAR_ROOM = 32  # pixels the plotly toolbar (top right, on hover) takes; titles start below it
 MARGIN = {"l": 10, "r": 10, "t": 60, "b": 10}  # the top holds the toolbar and, below it, the title
 LEGEND_ROOM = 24  # more top margin for a legend above the plot, under the title
+PANEL_TITLE_ROOM = 24  # more top margin for the titles of a faceted chart's top panels, under the title
 TEMPLATE = "plotly_white"  # its layout part only: see layout_template()
 LEGEND_BELOW = {"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0}  # one entry after another under the plot
 LEGEND_ABOVE = {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1.0, "xanchor": "right"}
@@ -120,6 +121,8 @@ def apply_layout(
         fig.update_layout(legend=dict(legend))
     if (fig.layout.legend.y or 0) > 1:  # a legend above the plot: room for it under the title
         fig.update_layout(margin={"t": MARGIN["t"] + LEGEND_ROOM})
+    if any(_above_the_plot(note) for note in fig.layout.annotations or ()):  # panel titles ran into the title
+        fig.update_layout(margin={"t": fig.layout.margin.t + PANEL_TITLE_ROOM})
     if present:
         fig.update_layout(font=PRESENT_FONT, height=int(base * 4 / 3), title_font={"size": PRESENT_TITLE_SIZE})
         fig.update_xaxes(tickfont=PRESENT_TICK_FONT)
@@ -135,6 +138,11 @@ def apply_layout(
         fig.update_yaxes(automargin=False, ticklabeloverflow="allow")
         fig.update_layout(margin={"l": room, "b": room})
     return fig
+
+
+def _above_the_plot(note: go.layout.Annotation) -> bool:
+    """Whether an annotation sits on top of the plot area, as a faceted chart's top panel titles do."""
+    return note.yref == "paper" and (note.y or 0) >= 0.99 and note.yanchor == "bottom"
 
 
 GLYPH_WIDTH = 0.62  # a label character's width as a share of the font size (system sans-serif)
