@@ -96,6 +96,10 @@ def test_a_word_that_pushes_against_the_decision_is_named() -> None:
         "Leave-one-out: “gorgeous” pushes towards positive (without it, negative gets 12 points more likely); "
         "alpha gives it no weight."
     )
+    assert contrast_sentence(opinion, plain=True) == (
+        "Without “gorgeous” the answer negative gets 12 points more likely: the word pushes towards positive, and "
+        "the model gives it no weight."
+    )
     calm = SecondOpinion(labels, np.array(alpha), np.abs(scores), "Leave-one-out", agreement, probabilities,
                          removed, names, 0)  # fmt: skip
     assert contrast_sentence(calm) is None  # no word pushes against the decision
@@ -121,4 +125,5 @@ def test_the_contrast_line_shows_in_presentation_mode(tiny_encoder, tmp_path) ->
     at.toggle(key="second_opinion").set_value(True).run()
     assert not at.exception and line in [m.value for m in at.markdown]
     at.toggle(key="present").set_value(True).run()
-    assert not at.exception and line in [m.value for m in at.markdown]
+    plain = escape_text(contrast_sentence(second_opinion(explainer, TEXT), plain=True) or "")
+    assert not at.exception and plain.startswith("Without “The” the answer") and plain in [m.value for m in at.markdown]

@@ -62,6 +62,6 @@ def render_contrast(explanation: Explanation, directory: str) -> None:
         opinion = cached_opinion(directory, explanation.text, explanation.pair)
     except USER_ERRORS:
         return  # the line is an aside: the rest of the page stands without it
-    contrast = contrast_sentence(opinion)
+    contrast = contrast_sentence(opinion, plain=True)  # presentation mode: plain words
     if contrast is not None:
         st.markdown(escape_text(contrast))

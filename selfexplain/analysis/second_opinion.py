@@ -89,13 +89,15 @@ def second_opinion(
     )  # fmt: skip
 
 
-def contrast_sentence(opinion: SecondOpinion, least: float = MIN_PUSH) -> str | None:
+def contrast_sentence(opinion: SecondOpinion, least: float = MIN_PUSH, plain: bool = False) -> str | None:
     """One plain line on the word that pushes hardest against the decision, or None when no word does (or the
     method is not leave-one-out). A word pushes against it when removing it makes the predicted label more
     likely by at least ``least``; it pushes towards the label that loses most without it.
 
     Plain text (the caller escapes it): "Leave-one-out: “gorgeous” pushes towards positive (without it,
-    negative gets 12 points more likely); alpha gives it no weight."."""
+    negative gets 12 points more likely); alpha gives it no weight.". ``plain`` (presentation mode) says it
+    without method names: "Without “gorgeous” the answer negative gets 12 points more likely: the word pushes
+    towards positive, and the model gives it no weight."."""
     if opinion.removed is None or opinion.probabilities is None or not opinion.scores.size:
         return None
     word = int(np.argmin(opinion.scores))
@@ -108,10 +110,17 @@ def contrast_sentence(opinion: SecondOpinion, least: float = MIN_PUSH) -> str | 
     predicted = opinion.names[opinion.target] if opinion.target < len(opinion.names) else "the prediction"
     points = -100 * float(opinion.scores[word])
     mass = float(opinion.alpha[word])
+    unit = f"point{'' if round(points) == 1 else 's'}"
+    if plain:
+        weight = "the model gives it no weight" if mass <= 0 else f"the model still gives it {mass:.0%} of its weight"
+        return (
+            f"Without “{opinion.labels[word]}” the answer {predicted} gets {points:.0f} {unit} more likely: the word "
+            f"pushes towards {name}, and {weight}."
+        )
     weight = "alpha gives it no weight" if mass <= 0 else f"alpha gives it a weight of {mass:.2f} (alpha has no sign)"
     return (
         f"{opinion.method}: “{opinion.labels[word]}” pushes towards {name} (without it, {predicted} gets "
-        f"{points:.0f} point{'' if round(points) == 1 else 's'} more likely); {weight}."
+        f"{points:.0f} {unit} more likely); {weight}."
     )
 
 

@@ -3,7 +3,8 @@ and which answer "is it faithful", and how a command names the model without a s
 
 A card written by ``selfexplain sharpness`` lists every measure of that run under ``sharpness``, the
 deletion and flip tests among them; those tests say whether the explanation is faithful (does the decision
-change when the spans it names are removed?), so the page shows them under that question.
+change when the spans it names are removed?), so where the card records no other faithfulness measure the
+page shows them under that question.
 """
 
 from __future__ import annotations
@@ -26,8 +27,11 @@ def is_faithfulness(measure: Measure) -> bool:
 
 
 def measure_sections(card: ModelCard) -> tuple[tuple[Measure, ...], tuple[Measure, ...]]:
-    """``(sharpness, faithfulness)``: the card's sharpness measures less the faithfulness tests among them,
-    and its faithfulness measures followed by those tests."""
+    """``(sharpness, faithfulness)``: a card that records no faithfulness measure but whose sharpness run holds
+    faithfulness tests shows those tests under faithfulness (not "Not measured" below them); a card that
+    records both keeps each measure where it put it."""
+    if card.faithfulness:
+        return card.sharpness, card.faithfulness
     moved = tuple(m for m in card.sharpness if is_faithfulness(m))
     sharp = tuple(m for m in card.sharpness if not is_faithfulness(m))
     return sharp, card.faithfulness + moved
