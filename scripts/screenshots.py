@@ -1,0 +1,78 @@
+"""Screenshots of every page at 1,440 px and 1,024 px: the pictures README.md links to.
+
+The test run never writes them (its screenshots go to artifacts/); this command regenerates them on
+purpose, from the shipped models, in Debian's Chromium:
+
+    python scripts/screenshots.py                      # into assets/screenshots/
+    python scripts/screenshots.py --out artifacts/shots --widths 1440
+
+Each page is opened on its defaults (the Explain page on a 19-word review, and once in presentation
+mode), waited for until its script has finished and every chart is drawn, and captured whole:
+``NAME.png`` at 1,440 px, ``NAME-1024.png`` at 1,024 px. Look at them before committing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import urllib.parse
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))  # the browser tests' server and Chromium launcher
+from browser_support import COLD_START_MS, DONE, app_server, chromium, drawn  # noqa: E402
+
+REVIEW = "Despite a sluggish first act, the film finds its footing and the final scenes make it quietly unforgettable."
+# (file name, path and query after the server's address)
+PAGES: tuple[tuple[str, str], ...] = (
+    ("explain", "/?" + urllib.parse.urlencode({"text": REVIEW})),
+    ("presentation", "/?" + urllib.parse.urlencode({"text": "The visuals are gorgeous, but the story is thin.",
+                                                     "present": "1"})),
+    ("compare", "/Compare"),
+    ("faithfulness", "/Faithfulness"),
+    ("attention_anatomy", "/Attention_anatomy"),
+    ("probing", "/Probing"),
+    ("adversarial", "/Adversarial"),
+    ("batch", "/Batch"),
+    ("explorer", "/Explorer"),
+    ("gallery", "/Gallery"),
+    ("model_card", "/Model_card"),
+)  # fmt: skip
+HEIGHT = 1000  # the viewport's height; each capture is of the whole page
+
+
+def capture(url: str, out: Path, widths: tuple[int, ...]) -> list[Path]:
+    """Open every page of the app at ``url`` at each width and save a whole-page PNG of it under ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    saved: list[Path] = []
+    with chromium() as browser:
+        for width in widths:
+            page = browser.new_page(viewport={"width": width, "height": HEIGHT})
+            for name, path in PAGES:
+                page.goto(url + path, timeout=COLD_START_MS)
+                page.wait_for_selector("h1", timeout=COLD_START_MS)
+                page.wait_for_selector(DONE, timeout=COLD_START_MS)
+                drawn(page)
+                target = out / (f"{name}.png" if width == 1440 else f"{name}-{width}.png")
+                page.screenshot(path=str(target), full_page=True)
+                saved.append(target)
+                if page.locator("[data-testid='stException']").count():
+                    print(f"{name} at {width} px shows an exception: {target}", file=sys.stderr)
+            page.close()
+    return saved
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "assets" / "screenshots", help="folder for the PNGs")
+    parser.add_argument("--widths", default="1440,1024", help="viewport widths in pixels, comma-separated")
+    args = parser.parse_args(argv)
+    widths = tuple(int(w) for w in args.widths.split(","))
+    with app_server(script="serve.py", timeout=COLD_START_MS / 1000) as server:
+        for path in capture(server.url, args.out, widths):
+            print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
