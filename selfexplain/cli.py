@@ -11,6 +11,7 @@ import json
 import pkgutil
 import shlex
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
@@ -28,7 +29,7 @@ from selfexplain.cli_support import (
 from selfexplain.errors import USER_ERRORS
 from selfexplain.support.limits import max_chars_setting, read_limited_text
 from selfexplain.support.malloc_tuning import fix_mmap_threshold
-from selfexplain.support.terminal import printable, say
+from selfexplain.support.terminal import printable, say, warning_line
 
 if TYPE_CHECKING:  # the document and data modules load numpy: keep them off the start-up
     from selfexplain.data import Example
@@ -412,6 +413,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # the command line, for model cards
     fix_mmap_threshold()
+    warnings.formatwarning = warning_line  # one sanitised line: no source path, no line of code
     handlers = {"train": run_train, "eval": run_eval, "explain": run_explain}
     handler = handlers.get(args.command) or args.handler
     try:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from selfexplain.errors import GalleryDatabaseError, GalleryImportError, InvalidInputError
@@ -30,6 +30,7 @@ STORED_SPANS = 20
 MAX_TEXT_CHARS = 20_000  # the app's and the pipeline's input limit
 MAX_NOTE_CHARS = 5_000
 MAX_CREATED_CHARS = 64
+MAX_CLOCK_SKEW = timedelta(days=1)  # an imported pin may be dated this far ahead of this machine's clock
 MAX_RECORD_BYTES = 4_000_000  # one JSONL line: a 20,000-character text with its tokens fits easily
 ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,32}")
 RECORD_KEYS = ("id", "created", "model", "text", "pair", "note", "label", "explanation")
@@ -134,7 +135,7 @@ def validate_record(record: object) -> Pin:
 def parse_line(line: str | bytes, where: str) -> Pin:
     """One JSONL line as a validated Pin; errors are one line prefixed with ``where`` (file and line):
     a line over :data:`MAX_RECORD_BYTES`, not UTF-8, not JSON, a number too long to read, nesting too
-    deep, or a record that breaks the schema."""
+    deep, a record that breaks the schema, or one dated more than :data:`MAX_CLOCK_SKEW` in the future."""
     if len(line) > MAX_RECORD_BYTES:
         raise GalleryImportError(f"{where}: the record is longer than {MAX_RECORD_BYTES:,} bytes")
     if isinstance(line, bytes):
@@ -151,6 +152,9 @@ def parse_line(line: str | bytes, where: str) -> Pin:
     except RecursionError:
         raise GalleryImportError(f"{where}: JSON nested too deeply to read") from None
     try:
-        return validate_record(record)
+        pin = validate_record(record)
     except GalleryImportError as err:
         raise GalleryImportError(f"{where}: {err}") from None
+    if pin.created > datetime.now(UTC) + MAX_CLOCK_SKEW:  # it would stay first in the list for good
+        raise GalleryImportError(f"{where}: created {pin.created.isoformat()} is in the future")
+    return pin

@@ -49,6 +49,14 @@ def json_printable(text: str) -> str:
     return UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
+def warning_line(
+    message: Warning | str, category: type[Warning], filename: str, lineno: int, line: str | None = None
+) -> str:
+    """A warning as the command line shows it (:data:`warnings.formatwarning`): one line, sanitised, with
+    neither the source file and line that raised it nor that line's code."""
+    return f"selfexplain: warning: {printable(message, lines=False)}\n"
+
+
 def say(text: object = "", file: TextIO | None = None, end: str = "\n") -> None:
     """Print ``text`` through :func:`printable` (to standard output, or ``file``)."""
     print(printable(text), file=file or sys.stdout, end=end)

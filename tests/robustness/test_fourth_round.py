@@ -94,13 +94,20 @@ def test_row1_gallery_export_to_a_link_exits_2(capsys: pytest.CaptureFixture[str
     assert code == 2 and "symbolic link" in err and link.is_symlink()
 
 
-def test_row1_batch_output_refuses_a_fifo(tiny_model_dir: Path, tmp_path: Path) -> None:
+def test_row1_batch_output_refuses_a_fifo(
+    tiny_model_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     data = tmp_path / "d.txt"
     data.write_text("good film\n", encoding="utf-8")
     fifo = tmp_path / "out.jsonl"
     os.mkfifo(fifo)
-    code = main(["batch", str(data), "--model", str(tiny_model_dir), "--out", str(fifo), "--no-progress"])
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # a writer that opened the FIFO would not block
+    try:
+        code = main(["batch", str(data), "--model", str(tiny_model_dir), "--out", str(fifo), "--no-progress"])
+    finally:
+        os.close(reader)
     assert code == 2 and stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert "is a named pipe (FIFO); exports write only to a new path or a regular file" in capsys.readouterr().err
 
 
 def test_row2_stored_text_reaches_the_terminal_escaped(
@@ -344,3 +351,24 @@ def test_row9_gallery_add_refuses_a_text_it_cannot_keep_before_explaining(
     code, out, err = gallery(capsys, "add", "good " * 6_000, "--model", str(tiny_model_dir))
     assert code == 2 and out == ""
     assert "the gallery keeps a text of at most 20,000 characters; this one has 30,000" in err
+
+
+def test_also_seen_a_pin_dated_in_the_future_is_not_imported(
+    capsys: pytest.CaptureFixture[str], home: Path, tmp_path: Path
+) -> None:
+    source = tmp_path / "pins.jsonl"
+    source.write_text(pin_line().replace("2024-01-02", "9999-01-02"), encoding="utf-8")
+    code, _, err = gallery(capsys, "import", str(source))
+    assert code == 2 and "line 1: created 9999-01-02T03:04:05+00:00 is in the future" in err
+
+
+def test_also_seen_warnings_print_one_line_without_source(capsys: pytest.CaptureFixture[str]) -> None:
+    import warnings
+
+    saved = warnings.formatwarning
+    try:
+        assert main(["explain", "good", "--top-k", "-1"]) == 2  # any command installs the format
+        line = warnings.formatwarning("kernels \x1b[2Junavailable", UserWarning, "/srv/app/native_spans.py", 77, "x()")
+    finally:
+        warnings.formatwarning = saved
+    assert line == "selfexplain: warning: kernels \\x1b[2Junavailable\n"
