@@ -53,8 +53,13 @@ def capture(url: str, out: Path, widths: tuple[int, ...]) -> list[Path]:
                 page.wait_for_selector("h1", timeout=COLD_START_MS)
                 page.wait_for_selector(DONE, timeout=COLD_START_MS)
                 drawn(page)
+                # the page scrolls inside stMain: a viewport as tall as its content puts all of it in one picture
+                tall = page.evaluate("document.querySelector(\"[data-testid='stMain']\").scrollHeight")
+                page.set_viewport_size({"width": width, "height": max(HEIGHT, int(tall) + 40)})
+                page.wait_for_timeout(1000)  # plotly redraws at the new size
                 target = out / (f"{name}.png" if width == 1440 else f"{name}-{width}.png")
                 page.screenshot(path=str(target), full_page=True)
+                page.set_viewport_size({"width": width, "height": HEIGHT})
                 saved.append(target)
                 if page.locator("[data-testid='stException']").count():
                     print(f"{name} at {width} px shows an exception: {target}", file=sys.stderr)

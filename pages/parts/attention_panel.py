@@ -120,7 +120,7 @@ def render_attention(
         )
     else:
         st.caption(
-            f"How to read it: the same {level}s, in the same order, as the alpha grid beside it; each row is a "
+            f"How to read it: the same {level}s, in the same order, as the alpha grid; each row is a "
             f"{level} attending to the {level} in each column. {MERGE_RULE} Attention mixes vectors inside the "
             "encoder; it is not a weight of a span."
         )
