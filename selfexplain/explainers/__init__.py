@@ -16,9 +16,6 @@ KernelSHAP) run through captum on the word embeddings.
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-
 from selfexplain.explainers.base import AttributionMethod, Instance
 from selfexplain.explainers.registry import (
     ALIASES,
@@ -29,9 +26,9 @@ from selfexplain.explainers.registry import (
     method_label,
     method_names,
 )
+from selfexplain.support.registry import import_modules
 
-for _module in sorted(info.name for info in pkgutil.iter_modules(__path__)):
-    importlib.import_module(f"{__name__}.{_module}")  # each method module registers its classes
+import_modules(__name__, __path__)  # each method module registers its classes
 
 CORE_METHODS: tuple[str, ...] = method_names("core")
 FAST_METHODS: tuple[str, ...] = method_names("fast")

@@ -1,4 +1,5 @@
-"""The registry of attribution methods, filled by the methods themselves.
+"""The registry of attribution methods (a :class:`~selfexplain.support.registry.Registry`), filled by the
+methods themselves.
 
 Every subclass of :class:`~selfexplain.explainers.base.AttributionMethod` that sets its own ``name``
 registers itself when its class is defined (``AttributionMethod.__init_subclass__`` calls :func:`register`);
@@ -23,45 +24,40 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal
 
 from selfexplain.errors import InvalidInputError
+from selfexplain.support.registry import Registry
 
 if TYPE_CHECKING:
     from selfexplain.explainers.base import AttributionMethod
 
 Flag = Literal["core", "fast", "windows"]
 
-METHODS: dict[str, type[AttributionMethod]] = {}  # name -> class, in rank order (kept sorted by register)
-ALIASES: dict[str, str] = {}  # alias -> the registry name it stands for
+# name -> class, kept in (rank, name) order; a class re-defined under the same qualified name is the same method
+METHODS: Registry[type[AttributionMethod]] = Registry(
+    "attribution method",
+    error=InvalidInputError,
+    order=lambda item: (item[1].rank, item[0]),
+    identity=lambda cls: cls.__qualname__,
+)
+ALIASES: dict[str, str] = METHODS.aliases  # alias -> the registry name it stands for
 
 
 def register(cls: type[AttributionMethod]) -> type[AttributionMethod]:
     """Add ``cls`` under ``cls.name`` (and its ``aliases``), keeping :data:`METHODS` in ``(rank, name)``
     order; a name or alias already taken by another class is a ``ValueError`` (a programming error)."""
-    names = (cls.name, *cls.aliases)
-    for name in names:
-        holder = METHODS.get(name) or METHODS.get(ALIASES.get(name, ""))
-        if holder is not None and holder.__qualname__ != cls.__qualname__:
-            raise ValueError(f"attribution method name {name!r} is taken by {holder.__qualname__}")
     if not cls.label:
         raise ValueError(f"attribution method {cls.name!r} has no label")
-    METHODS[cls.name] = cls
-    ALIASES.update({alias: cls.name for alias in cls.aliases})
-    ordered = sorted(METHODS.items(), key=lambda item: (item[1].rank, item[0]))
-    METHODS.clear()
-    METHODS.update(ordered)
-    return cls
+    return METHODS.register(cls.name, cls, cls.aliases)
 
 
 def is_method(name: str) -> bool:
     """Whether ``name`` is a registry name or an alias of one."""
-    return name in METHODS or name in ALIASES
+    return METHODS.known(name)
 
 
 def method_class(name: str) -> type[AttributionMethod]:
     """The class registered as ``name`` or as an alias of it; an unknown name is an
     :class:`~selfexplain.errors.InvalidInputError` that lists the registry names."""
-    if not is_method(name):
-        raise InvalidInputError(f"unknown attribution method {name!r}; choose from {', '.join(METHODS)}")
-    return METHODS[ALIASES.get(name, name)]
+    return METHODS.get(name)
 
 
 def get_method(name: str) -> AttributionMethod:
@@ -71,7 +67,7 @@ def get_method(name: str) -> AttributionMethod:
 
 def method_names(flag: Flag | None = None) -> tuple[str, ...]:
     """The registry names in :data:`METHODS` order, all of them or those whose class sets ``flag``."""
-    return tuple(name for name, cls in METHODS.items() if flag is None or getattr(cls, flag))
+    return METHODS.names(None if flag is None else lambda cls: bool(getattr(cls, flag)))
 
 
 def method_label(name: str) -> str:

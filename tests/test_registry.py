@@ -1,0 +1,64 @@
+"""The one registry base (selfexplain/support/registry.py) and the kinds of extension built on it: each
+kind's registry is a Registry, and each list the command line, the config and the app offer is read from
+one (issue 60 item 2)."""
+
+from __future__ import annotations
+
+import pytest
+
+from selfexplain.errors import InvalidInputError
+from selfexplain.support.registry import Registry, import_modules
+
+
+def test_entries_keep_registration_order_and_list_the_choices_when_unknown() -> None:
+    colours: Registry[str] = Registry("colour")
+    assert colours.register("red", "#f00") == "#f00"
+    colours.register("blue", "#00f", aliases=("navy",))
+    assert colours.names() == ("red", "blue") == tuple(colours) and len(colours) == 2
+    assert colours.get("navy") == "#00f" == colours["blue"] and colours.canonical("navy") == "blue"
+    assert colours.known("navy") and "navy" not in colours  # an alias resolves but is not listed
+    assert colours.names(lambda hex_: hex_.endswith("f")) == ("blue",)
+    with pytest.raises(ValueError, match=r"^unknown colour 'green'; choose from red, blue$"):
+        colours.get("green")
+    assert colours.get("green", None) is None  # with a default, a mapping's get
+    assert dict(colours) == {"red": "#f00", "blue": "#00f"}
+
+
+def test_a_taken_name_is_refused_and_the_same_entry_again_changes_nothing() -> None:
+    colours: Registry[str] = Registry("colour", error=InvalidInputError)
+    colours.register("red", "#f00", aliases=("scarlet",))
+    colours.register("red", "#f00")
+    with pytest.raises(ValueError, match="colour name 'red' is taken by '#f00'"):
+        colours.register("red", "#e00")
+    with pytest.raises(ValueError, match="'scarlet' is taken"):
+        colours.register("scarlet", "#e00")
+    assert dict(colours) == {"red": "#f00"}
+    with pytest.raises(InvalidInputError, match="unknown colour"):
+        colours.get("pink")
+
+
+def test_an_order_key_keeps_the_entries_sorted_and_the_decorator_registers() -> None:
+    ranked: Registry[tuple[int, str]] = Registry("rank", order=lambda item: item[1][0])
+    ranked.register("late", (9, "z"))
+    ranked.register("early", (1, "a"))
+    assert ranked.names() == ("early", "late")
+    functions: Registry[object] = Registry("function")
+
+    @functions.add("double")
+    def double(x: int) -> int:
+        return 2 * x
+
+    assert functions.get("double") is double and double(2) == 4
+
+
+def test_import_modules_imports_every_module_of_a_package() -> None:
+    import selfexplain.explainers as explainers
+
+    names = import_modules(explainers.__name__, explainers.__path__)
+    assert "selfexplain.explainers.alpha" in names and list(names) == sorted(names)
+
+
+def test_every_kind_of_extension_is_a_registry() -> None:
+    from selfexplain.explainers import METHODS
+
+    assert isinstance(METHODS, Registry)
