@@ -78,3 +78,20 @@ def test_cut_encoder_leaves_unknown_architectures_whole() -> None:
 
     plain = Plain()
     assert cut_encoder(plain, 1) == () and len(plain.blocks) == 3
+
+
+def test_an_encoder_config_far_larger_than_its_weights_is_refused_unbuilt(tiny_model_dir: Path, tmp_path: Path) -> None:
+    import json
+    import shutil
+
+    from selfexplain.errors import ModelDirectoryError
+
+    folder = tmp_path / "huge"
+    shutil.copytree(tiny_model_dir, folder)
+    assert (folder / "weights.safetensors").is_file()
+    load_model_directory(folder)  # as saved, it loads
+    config = json.loads((folder / "encoder" / "config.json").read_text())
+    config.update(vocab_size=2**31 - 1, hidden_size=4096)  # ~35 GB of embeddings
+    (folder / "encoder" / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ModelDirectoryError, match="does not belong to these weights"):
+        load_model_directory(folder)

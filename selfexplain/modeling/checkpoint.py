@@ -207,6 +207,7 @@ def _load(directory: Path) -> tuple[SelfExplainingModel, PreTrainedTokenizerBase
     tokenizer = load_tokenizer(str(directory))
     if (directory / FULL_WEIGHTS).is_file():
         encoder_config = AutoConfig.from_pretrained(directory / ENCODER_CONFIG_DIR, trust_remote_code=False)
+        _check_encoder_size(directory, encoder_config, (directory / FULL_WEIGHTS).stat().st_size)
         encoder = AutoModel.from_config(encoder_config, attn_implementation="eager")
         model = _build(directory, config, encoder)
         state = load_file(str(directory / FULL_WEIGHTS))
@@ -231,6 +232,39 @@ def _build(directory: Path, config: ModelConfig, encoder: PreTrainedModel | None
         return SelfExplainingModel(config, encoder=encoder)
     except ValueError as err:
         raise ModelDirectoryError(f"{directory / CONFIG_FILE} is invalid: {err}") from err
+
+
+# A model's weights file holds every parameter, so a config that builds far more than the file could hold
+# is not this folder's encoder; it is refused before anything is allocated (an edited config could ask for
+# many GB). The margin allows float16 files and an encoder config that also counts a pooler.
+SIZE_MARGIN = 4
+
+
+def encoder_parameters(config: object) -> int:
+    """About how many parameters an encoder config builds: embeddings and positions plus its layers
+    (~12 H^2 each), from ``vocab_size``, ``hidden_size``, ``num_hidden_layers``, ``intermediate_size``."""
+
+    def field(*names: str) -> int:
+        for name in names:
+            value = getattr(config, name, None)
+            if isinstance(value, int) and value > 0:
+                return value
+        return 0
+
+    hidden = field("hidden_size", "n_embd", "d_model")
+    layers = field("num_hidden_layers", "n_layer")
+    inner = field("intermediate_size", "n_inner") or 4 * hidden
+    tables = field("vocab_size") + field("max_position_embeddings", "n_positions")
+    return hidden * tables + layers * (4 * hidden * hidden + 2 * hidden * inner)
+
+
+def _check_encoder_size(directory: Path, config: object, weights_bytes: int) -> None:
+    wanted = encoder_parameters(config)
+    if wanted * 2 > SIZE_MARGIN * max(weights_bytes, 1):  # at least 2 bytes a parameter in any real file
+        raise ModelDirectoryError(
+            f"{directory}: its encoder config describes about {wanted:,} parameters, far more than its "
+            f"{weights_bytes:,}-byte weights file holds; the config does not belong to these weights"
+        )
 
 
 def _check_plain_files(directory: Path) -> None:
