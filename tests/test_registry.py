@@ -59,6 +59,7 @@ def test_import_modules_imports_every_module_of_a_package() -> None:
 
 
 def test_every_kind_of_extension_is_a_registry() -> None:
+    from selfexplain.anatomy.perturb import REGISTRY as PERTURBATIONS
     from selfexplain.explainers import METHODS
 
-    assert isinstance(METHODS, Registry)
+    assert isinstance(METHODS, Registry) and isinstance(PERTURBATIONS, Registry)

@@ -4,9 +4,9 @@ Words are whitespace-delimited. Every function takes the text and returns the
 perturbed text; random ones take a ``numpy.random.Generator`` (use
 :func:`example_rng` to give example ``i`` its own stream for a seed).
 
-:data:`REGISTRY` holds the named perturbations the CLI, the corpus study
-(:mod:`selfexplain.anatomy.robustness`) and the Adversarial page offer, each registered by the
-:func:`perturbation` decorator with its title; :data:`PERTURBATIONS` (names, in registration order) and
+:data:`REGISTRY` (a :class:`~selfexplain.support.registry.Registry`) holds the named perturbations the CLI,
+the corpus study (:mod:`selfexplain.anatomy.robustness`) and the Adversarial page offer, each registered by
+the :func:`perturbation` decorator with its title; :data:`PERTURBATIONS` (names, in registration order) and
 :data:`PERTURBATION_TITLES` are read from it.
 """
 
@@ -20,6 +20,7 @@ import numpy as np
 from selfexplain.data import Example
 from selfexplain.results.explanation import Explanation
 from selfexplain.results.words import word_of_token
+from selfexplain.support.registry import Registry
 
 
 def example_rng(seed: int, index: int) -> np.random.Generator:
@@ -160,16 +161,15 @@ class Perturbation:
     needs_antonyms: bool = False
 
 
-REGISTRY: dict[str, Perturbation] = {}
+REGISTRY: Registry[Perturbation] = Registry("perturbation")
 
 
 def perturbation(name: str, title: str, needs_antonyms: bool = False) -> Callable[[Apply], Apply]:
-    """Decorator: register the function as the perturbation ``name`` shown as ``title``."""
+    """Decorator: register the function as the perturbation ``name`` shown as ``title`` (a name taken by
+    another perturbation is a ``ValueError``)."""
 
     def register(apply: Apply) -> Apply:
-        if name in REGISTRY:
-            raise ValueError(f"perturbation {name!r} is registered twice")
-        REGISTRY[name] = Perturbation(name, title, apply, needs_antonyms)
+        REGISTRY.register(name, Perturbation(name, title, apply, needs_antonyms))
         return apply
 
     return register
@@ -177,9 +177,7 @@ def perturbation(name: str, title: str, needs_antonyms: bool = False) -> Callabl
 
 def get_perturbation(name: str) -> Perturbation:
     """The registered perturbation ``name``; an unknown name is a ``ValueError`` listing the known ones."""
-    if name not in REGISTRY:
-        raise ValueError(f"unknown perturbation {name!r}; choose from {', '.join(REGISTRY)}")
-    return REGISTRY[name]
+    return REGISTRY.get(name)
 
 
 @perturbation("shuffle", "Words shuffled")
