@@ -2,8 +2,8 @@
 
 Lists pins a page at a time (keyset pages: the first page, then "More pins"), with filters; opens one (its
 stored top spans, prediction and note), deletes, exports and imports JSONL. ``?pin=ID`` opens that pin:
-the permalink the Explain page shows after pinning. A pin is shown only as the pin schema vouches for it
-(:mod:`selfexplain.gallery.pin_schema`); a damaged one is named, with a delete button. No traceback reaches
+the permalink the Explain page shows after pinning. A pin is shown only as the pin's checks vouch for it
+(:mod:`selfexplain.gallery.records`, the one schema); a damaged one is named, with a delete button. No traceback reaches
 the browser: an unexpected error in a part of the page is logged with its traceback and shown in one line.
 """
 

@@ -61,6 +61,11 @@ USER_ERRORS: tuple[type[BaseException], ...] = (
 )
 
 
+class SchemaError(DataError):
+    """A JSON record (an Explanation, a gallery pin, a batch record) breaks the one schema
+    (:mod:`selfexplain.results.schema`); the message names the field."""
+
+
 class GalleryDatabaseError(RuntimeError):
     """The gallery database cannot be used: a bad URL, a missing driver, a server that does not answer,
     or a schema written by a newer selfexplain."""

@@ -15,10 +15,10 @@ import sqlalchemy as sa
 
 from selfexplain.cli import main
 from selfexplain.errors import GalleryImportError
-from selfexplain.gallery.pin_schema import MAX_LABELS, validate_explanation
-from selfexplain.gallery.records import DamagedPinError, validate_record
+from selfexplain.gallery.records import DamagedPinError, pin_explanation, validate_record
 from selfexplain.gallery.schema import PINS
 from selfexplain.gallery.store import GalleryStore
+from selfexplain.results.checks import MAX_LABELS
 
 TEXT = "A warm, funny film; the ending drags."
 
@@ -101,11 +101,11 @@ def test_a_valid_record_keeps_only_schema_fields(good: dict) -> None:
     pin = validate_record(extra)
     assert "secret" not in pin.explanation and pin.to_dict() == validate_record(good).to_dict()
     assert set(pin.explanation) <= {
-        "model", "text", "pair", "label", "probabilities", "tokens", "spans", "num_valid_spans",
+        "schema_version", "model", "text", "pair", "label", "probabilities", "tokens", "spans", "num_valid_spans",
         "num_evidence_spans", "span_unit", "windows", "stored",
     }  # fmt: skip
     with pytest.raises(GalleryImportError, match="may not hold attention maps"):
-        validate_explanation({**good["explanation"], "attentions": [[0]]}, TEXT, None, good["label"])
+        pin_explanation({**good["explanation"], "attentions": [[0]]}, TEXT, None, good["label"])
 
 
 def _lines(good: dict, hostile: str) -> str:

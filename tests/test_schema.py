@@ -18,6 +18,7 @@ from selfexplain.gallery.records import parse_line, validate_record
 from selfexplain.gallery.view import pin_spans, summary_explanation
 from selfexplain.results.document import Document
 from selfexplain.results.explanation import Explanation
+from selfexplain.results.schema import SCHEMA_VERSION
 from selfexplain.views.figures import probability_figure
 from selfexplain.views.highlight import highlight_html
 
@@ -322,11 +323,12 @@ def test_a_batch_record_written_before_loads_as_before() -> None:
 
 def test_a_gallery_pin_written_before_loads_as_before() -> None:
     pin = parse_line(json.dumps(PIN), "pins.jsonl:1")
-    assert pin.to_dict() == validate_record(PIN).to_dict() == PIN
+    upgraded = {**PIN, "explanation": {"schema_version": SCHEMA_VERSION, **PIN["explanation"]}}
+    assert pin.to_dict() == validate_record(PIN).to_dict() == upgraded  # read in the current schema version
     shown = summary_explanation(pin)
     same(shown, legacy_summary_explanation(pin))
     assert shown.model_name == "tiny-sst-pinned" and shown.span_unit == "word" and shown.num_tokens == 0
     assert highlight_html(shown, pin_spans(pin, 5)) == PIN_HTML
     assert probability_figure(shown).to_json() == probability_figure(legacy_summary_explanation(pin)).to_json()
     full = Explanation.from_dict(pin.explanation)  # the stored top 20 cover this pin's 6 valid spans
-    assert full.to_dict(top_k=20) == {k: v for k, v in PIN["explanation"].items() if k != "stored"}
+    assert full.to_dict(top_k=20) == {k: v for k, v in upgraded["explanation"].items() if k != "stored"}

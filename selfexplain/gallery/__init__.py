@@ -1,8 +1,8 @@
 """The gallery: pinned explanations kept in a database (SQLite by default, any SQLAlchemy URL).
 
-- ``records``: the pin record, what of an :class:`~selfexplain.results.explanation.Explanation` is stored, and
-  the validation every record passes (added, imported or read back);
-- ``pin_schema``: the one schema of a pin's stored explanation, every field type- and range-checked;
+- ``records``: the pin record (an :class:`~selfexplain.results.explanation.Explanation` plus its own fields),
+  what of the Explanation is stored, and the validation every record passes (added, imported or read back):
+  its own fields there, the explanation by the one schema (:mod:`selfexplain.results.schema`);
 - ``schema``: the tables and the ordered migrations (``schema_version`` holds the version);
 - ``location``: where the database lives (``SELFEXPLAIN_DB_URL``, ``SELFEXPLAIN_HOME``: a private
   folder, the file 0600) and the SQLite settings;

@@ -1,12 +1,16 @@
-"""A pin: one explained input with its model, a note and a bounded copy of the Explanation JSON.
+"""A pin: an Explanation plus its own fields (id, time, note), with a bounded copy of the Explanation JSON.
 
 What is stored of the explanation (``stored_explanation``): ``Explanation.to_dict(top_k=STORED_SPANS)``,
-that is the prediction and probabilities, every token with its character offsets, the 20 highest-alpha
-spans and the count of valid spans, plus ``"stored": {"top_k": 20, "alpha_grid": false, "attentions":
-false}`` saying so. The ``[T, T]`` alpha grid and the attention maps are not stored (they grow with the
-square of the length); a stored pin is O(T). Every record, whether added, imported or read back, passes
-:func:`validate_record`, which checks every field against the one pin schema (this module's fields and
-:mod:`selfexplain.gallery.pin_schema` for the explanation) and keeps nothing outside it.
+that is the schema version, the prediction and probabilities, every token with its character offsets, the
+20 highest-alpha spans and the count of valid spans, plus the pin's own ``"stored": {"top_k": 20,
+"alpha_grid": false, "attentions": false}`` saying so. The ``[T, T]`` alpha grid and the attention maps are
+not stored (they grow with the square of the length); a stored pin is O(T). The pin's ``model``, ``text``,
+``pair`` and ``label`` repeat the explanation's (the database indexes them).
+
+Every record, whether added, imported or read back, passes :func:`validate_record`: this module checks the
+pin's own fields and :func:`selfexplain.results.schema.validate_explanation`, the one schema, checks the
+explanation (of any schema version up to the current one: a pin written before the Explanation carried
+``schema_version`` reads as before, in the current version). Nothing outside the schema is kept.
 """
 
 from __future__ import annotations
@@ -17,14 +21,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from selfexplain.errors import GalleryDatabaseError, GalleryImportError, InvalidInputError
-from selfexplain.gallery.pin_schema import (
-    MAX_LABEL_CHARS,
-    MAX_MODEL_CHARS,
-    require,
-    text_field,
-    validate_explanation,
-)
+from selfexplain.errors import GalleryDatabaseError, GalleryImportError, InvalidInputError, SchemaError
+from selfexplain.results.checks import MAX_LABEL_CHARS, MAX_MODEL_CHARS, MAX_SPANS, require, text_field, whole
+from selfexplain.results.schema import validate_explanation
 
 STORED_SPANS = 20
 MAX_TEXT_CHARS = 20_000  # the app's and the pipeline's input limit
@@ -34,6 +33,7 @@ MAX_CLOCK_SKEW = timedelta(days=1)  # an imported pin may be dated this far ahea
 MAX_RECORD_BYTES = 4_000_000  # one JSONL line: a 20,000-character text with its tokens fits easily
 ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,32}")
 RECORD_KEYS = ("id", "created", "model", "text", "pair", "note", "label", "explanation")
+STORED_FLAGS = ("alpha_grid", "attentions")
 
 
 def check_pinnable(text: str, pair: str | None) -> None:
@@ -113,10 +113,49 @@ def _created(value: object) -> datetime:
         raise GalleryImportError(f"created is outside the years 1 to 9999 in UTC ({value})") from None
 
 
+def _stored(value: object) -> dict[str, Any]:
+    """The pin's own ``stored`` object: ``{top_k: 0..MAX_SPANS, alpha_grid: bool, attentions: bool}``."""
+    require(isinstance(value, dict), "explanation.stored must be an object")
+    assert isinstance(value, dict)
+    checked: dict[str, Any] = {}
+    if "top_k" in value:
+        checked["top_k"] = whole(value["top_k"], 0, MAX_SPANS, "explanation.stored.top_k")
+    for flag in STORED_FLAGS:
+        if flag in value:
+            require(isinstance(value[flag], bool), f"explanation.stored.{flag} must be true or false")
+            checked[flag] = value[flag]
+    return checked
+
+
+def pin_explanation(data: object, text: str, pair: str | None, label: str) -> dict[str, Any]:
+    """The checked copy of a pin's stored explanation of ``text``/``pair`` predicting ``label``: the one
+    schema's Explanation (:func:`~selfexplain.results.schema.validate_explanation`, at most
+    :data:`~selfexplain.results.checks.MAX_SPANS` spans) plus the pin's ``stored``; attention maps are
+    refused (a pin never keeps them). GalleryImportError names the first field that breaks it."""
+    try:
+        require(isinstance(data, dict), "explanation must be an object")
+        assert isinstance(data, dict)
+        require("attentions" not in data, "explanation may not hold attention maps (they are not stored)")
+        require(data.get("label") == label, "explanation.label differs from the pin's label")
+        checked = validate_explanation(data, text, pair, where="explanation")
+        if "stored" in data:
+            checked["stored"] = _stored(data["stored"])
+    except SchemaError as err:
+        raise GalleryImportError(str(err)) from None
+    return checked
+
+
 def validate_record(record: object) -> Pin:
-    """A :class:`Pin` from a JSON object (an export line) that passes the pin schema (this module's
-    fields and :mod:`selfexplain.gallery.pin_schema`); GalleryImportError says what is wrong. Fields
+    """A :class:`Pin` from a JSON object (an export line): the pin's own fields checked here, its
+    explanation by the one schema (:func:`pin_explanation`); GalleryImportError says what is wrong. Fields
     outside the schema are not kept."""
+    try:
+        return _validate_record(record)
+    except SchemaError as err:
+        raise GalleryImportError(str(err)) from None
+
+
+def _validate_record(record: object) -> Pin:
     require(isinstance(record, dict), "a pin must be a JSON object")
     assert isinstance(record, dict)
     missing = [key for key in RECORD_KEYS if key not in record]
@@ -128,7 +167,7 @@ def validate_record(record: object) -> Pin:
     model = text_field(record["model"], "model", MAX_MODEL_CHARS, least=1)
     label = text_field(record["label"], "label", MAX_LABEL_CHARS, least=1)
     created = _created(record["created"])
-    explanation = validate_explanation(record["explanation"], text, pair, label)
+    explanation = pin_explanation(record["explanation"], text, pair, label)
     return Pin(record["id"], created, model, text, pair, note, label, explanation=explanation)
 
 

@@ -1,11 +1,11 @@
 """Plain data for showing a stored pin with the app's usual pieces (no Streamlit here).
 
-Every pin here has passed the pin schema (:mod:`selfexplain.gallery.pin_schema`), which is all this
-module relies on. A pin keeps the top spans, not the ``[T, T]`` grid, so it cannot be turned back into a full
-:class:`~selfexplain.results.explanation.Explanation`. :func:`summary_explanation` gives a tokenless one that
-carries the text, the pair, the label names and the probabilities, which is all that
-``highlight_html`` and ``probability_figure`` read; :func:`pin_spans` gives the stored spans back as
-:class:`~selfexplain.results.explanation.Span` objects.
+Every pin here has passed the pin's checks (:func:`selfexplain.gallery.records.validate_record`, the one
+schema), which is all this module relies on. A pin keeps the top spans, not the ``[T, T]`` grid, so it
+cannot be turned back into a full :class:`~selfexplain.results.explanation.Explanation`.
+:func:`summary_explanation` gives a tokenless one that carries the text, the pair, the label names and the
+probabilities, which is all that ``highlight_html`` and ``probability_figure`` read; :func:`pin_spans` gives
+the stored spans back as :class:`~selfexplain.results.explanation.Span` objects.
 """
 
 from __future__ import annotations
