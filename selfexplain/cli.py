@@ -27,6 +27,7 @@ from selfexplain.cli_support import (
     read_model_examples,
 )
 from selfexplain.errors import USER_ERRORS
+from selfexplain.modeling.normalisers import DEFAULT_NORMALISER, normaliser_names
 from selfexplain.support.limits import max_chars_setting, read_limited_text
 from selfexplain.support.malloc_tuning import fix_mmap_threshold
 from selfexplain.support.terminal import printable, say, warning_line
@@ -61,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="word: spans start and end on word boundaries (default); piece: any sub-word piece",
     )  # fmt: skip
     train.add_argument(
-        "--normaliser", choices=["softmax", "sparsemax", "entmax15"], default="softmax",
+        "--normaliser", choices=normaliser_names(), default=DEFAULT_NORMALISER,
         help="map from span scores to alpha; sparsemax and entmax15 give alpha true zeros",
     )  # fmt: skip
     train.add_argument("--lambda", dest="lambda_", type=float, default=1.0, help="sparsity weight of sum(alpha^2)")

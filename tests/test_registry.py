@@ -63,3 +63,23 @@ def test_every_kind_of_extension_is_a_registry() -> None:
     from selfexplain.explainers import METHODS
 
     assert isinstance(METHODS, Registry) and isinstance(PERTURBATIONS, Registry)
+
+
+def test_the_normaliser_choices_and_the_config_check_read_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    from selfexplain.cli import build_parser
+    from selfexplain.modeling.config import ModelConfig
+    from selfexplain.modeling.normalisers import NORMALISERS, NormaliserSpec, masked_softmax
+
+    def choices(command: str) -> tuple[str, ...]:
+        parser = build_parser()
+        sub = next(a for a in parser._actions if a.dest == "command").choices[command]
+        return tuple(next(a for a in sub._actions if a.dest == "normaliser").choices)
+
+    assert isinstance(NORMALISERS, Registry)
+    assert choices("train") == choices("distill") == NORMALISERS.names()
+    assert [name for name, spec in NORMALISERS.items() if spec.fused] == ["softmax"]  # the span layer's own path
+    monkeypatch.setitem(NORMALISERS._entries, "softmax_again", NormaliserSpec("softmax_again", masked_softmax))
+    assert "softmax_again" in choices("train") and "softmax_again" in choices("distill")
+    ModelConfig(encoder="e", label_names=["a", "b"], normaliser="softmax_again")  # the one new file is enough
+    with pytest.raises(ValueError, match="unknown normaliser 'nope'; use one of softmax, "):
+        ModelConfig(encoder="e", label_names=["a", "b"], normaliser="nope")

@@ -12,6 +12,7 @@ from typing import Any
 
 from selfexplain.cli_support import add_data_columns, add_fused_option, add_selectivity_terms, check_selectivity_terms
 from selfexplain.formats.text import TXT_HELP
+from selfexplain.modeling.normalisers import DEFAULT_NORMALISER, normaliser_names
 
 DATA_HELP = (
     f"CSV, TSV, JSONL or TXT file of texts (labels, if any, are ignored); {TXT_HELP['lines']} "
@@ -55,7 +56,7 @@ def add_command(commands: Any) -> None:
     distill.add_argument(
         "--span-length-prior", type=float, default=0.0, metavar="P", help="favours short spans (as train; 0 = off)"
     )
-    distill.add_argument("--normaliser", choices=["softmax", "sparsemax", "entmax15"], default="softmax")
+    distill.add_argument("--normaliser", choices=normaliser_names(), default=DEFAULT_NORMALISER)
     distill.add_argument("--lambda", dest="lambda_", type=float, default=1.0, help="sparsity weight of sum(alpha^2)")
     distill.add_argument("--anneal-temperature", type=float, default=1.0, metavar="T0")
     distill.add_argument(

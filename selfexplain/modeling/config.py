@@ -9,9 +9,10 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Literal
 
+from selfexplain.modeling.normalisers import DEFAULT_NORMALISER, NORMALISERS
+
 HeadType = Literal["span", "cls", "mean"]
 SpanUnit = Literal["word", "piece"]
-NORMALISER_NAMES = ("softmax", "sparsemax", "entmax15")
 
 CONFIG_FILE = "selfexplain.json"
 MAX_CONFIG_BYTES = 4_000_000  # a config is read whole: a larger (or endless) file is refused unread
@@ -55,7 +56,7 @@ class ModelConfig:
     max_length: int = 512
     window_stride: int = 256
     span_unit: SpanUnit = "word"
-    normaliser: str = "softmax"
+    normaliser: str = DEFAULT_NORMALISER
     segment_alpha: bool = False
     span_length_prior: float = 0.0
     name: str = ""
@@ -91,8 +92,8 @@ class ModelConfig:
             raise ValueError("segment_alpha needs a pair model with the span head")
         if self.span_length_prior < 0:
             raise ValueError(f"span_length_prior must be at least 0, got {self.span_length_prior}")
-        if self.normaliser not in NORMALISER_NAMES:
-            raise ValueError(f"unknown normaliser {self.normaliser!r}; use one of {', '.join(NORMALISER_NAMES)}")
+        if self.normaliser not in NORMALISERS:  # the registered maps (selfexplain.modeling.normalisers)
+            raise ValueError(f"unknown normaliser {self.normaliser!r}; use one of {', '.join(NORMALISERS)}")
 
     def _check_types(self) -> None:
         """A hand-edited ``selfexplain.json`` fails here with the field's name, not deep in the model."""

@@ -24,7 +24,7 @@ from torch import nn
 from torch.utils.checkpoint import checkpoint
 
 from selfexplain.modeling.native_spans import fusion_allowed, native_sic
-from selfexplain.modeling.normalisers import Normaliser, normalise
+from selfexplain.modeling.normalisers import NORMALISERS, Normaliser, normalise
 from selfexplain.modeling.streaming_softmax import merge_chunks
 
 SpanRepresentation = Literal["sic", "mean"]
@@ -129,7 +129,8 @@ class SpanLayer(nn.Module):
         self.fused = False
         # alpha fixed uniform over the valid spans (all logits 0): the AvgSelf-Explaining baseline.
         self.uniform = False
-        # softmax, or a sparse map (sparsemax / 1.5-entmax) that gives alpha true zeros
+        # a registered normaliser: softmax (fused with the span scores), or a sparse map (sparsemax /
+        # 1.5-entmax) that gives alpha true zeros
         self.normaliser: Normaliser = "softmax"
         # span logits are divided by it; training may anneal it to 1 (inference always uses 1)
         self.temperature = 1.0
@@ -248,7 +249,7 @@ class SpanLayer(nn.Module):
         ends: torch.Tensor,
     ) -> SpanLayerOutput:
         """``hidden`` ``[B,N,H]``, ``valid`` ``[B,S]`` (every row needs one valid span)."""
-        if self.normaliser == "softmax":
+        if NORMALISERS.get(self.normaliser).fused:
             return self._softmax_forward(hidden, valid, starts, ends)
         return self._sparse_forward(hidden, valid.unsqueeze(0), starts, ends)[0]
 
@@ -259,7 +260,7 @@ class SpanLayer(nn.Module):
         -> ``T`` outputs, each with alpha normalised over its own mask and ``pooled`` ``[B, H]``
         weighted by it; ``logits`` ``[B, S]`` are the same in all (a span's score does not depend on
         the other spans). The sparse maps score every slot once for all texts."""
-        if self.normaliser == "softmax":
+        if NORMALISERS.get(self.normaliser).fused:
             return [self._softmax_forward(hidden, mask, starts, ends) for mask in masks]
         return self._sparse_forward(hidden, masks, starts, ends)
 
@@ -276,9 +277,9 @@ class SpanLayer(nn.Module):
     def _sparse_forward(
         self, hidden: torch.Tensor, masks: torch.Tensor, starts: torch.Tensor, ends: torch.Tensor
     ) -> list[SpanLayerOutput]:
-        """Sparsemax / entmax over each of ``masks`` ``[T, B, S]``: every logit once without gradient,
-        then the span vectors of the union of the supports only (``K`` slots per row, usually a
-        handful), with gradient, and one normaliser per mask over them.
+        """A normaliser that is not fused (sparsemax, 1.5-entmax) over each of ``masks`` ``[T, B, S]``: every
+        logit once without gradient, then the span vectors of the union of the supports only (``K`` slots per
+        row, usually a handful), with gradient, and one normaliser per mask over them.
 
         Exact: the map restricted to its support gives the same alpha, and its Jacobian is zero
         outside the support, so no gradient is lost by skipping the other slots."""
