@@ -26,9 +26,10 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from selfexplain.batch.reader import BatchInputError, Row, RowReader
-from selfexplain.batch.records import SCHEMA_VERSION, empty_record, explanation_record, gold_label
+from selfexplain.batch.records import empty_record, explanation_record, gold_label
 from selfexplain.errors import InvalidInputError
 from selfexplain.pipeline import SelfExplainer, max_input_chars
+from selfexplain.results.schema import SCHEMA_VERSION
 from selfexplain.support.jsonl import parse_record
 from selfexplain.support.output_paths import check_output
 from selfexplain.support.progress_log import ProgressLog, check_same_run, fingerprint, read_state, write_state
@@ -162,7 +163,7 @@ def run_meta(explainer: SelfExplainer, reader: RowReader, options: BatchOptions)
     size = len(reader.source) if isinstance(reader.source, bytes) else Path(reader.source).stat().st_size
     source = reader.source if isinstance(reader.source, bytes) else Path(reader.source)
     return {
-        "schema": SCHEMA_VERSION,
+        "schema": SCHEMA_VERSION,  # the one schema's: an output of another version is not resumed into
         "model": explainer.name,
         "precision": explainer.model.encoder_precision,
         "input": reader.name,
