@@ -27,7 +27,7 @@ SHOWN = ("accuracy", "top_span_words", "nonzero_spans", "both_sides_share", "del
 def sharpness_measures(run: Path, measured_on: str) -> list[Measure]:
     table = pd.read_csv(run / "sharpness.csv")
     out = []
-    for measure in MEASURES:
+    for measure in MEASURES.values():
         if measure.key not in SHOWN or measure.key not in table or table[measure.key].notna().sum() == 0:
             continue
         column = table[measure.key]

@@ -61,8 +61,10 @@ def test_import_modules_imports_every_module_of_a_package() -> None:
 def test_every_kind_of_extension_is_a_registry() -> None:
     from selfexplain.anatomy.perturb import REGISTRY as PERTURBATIONS
     from selfexplain.explainers import METHODS
+    from selfexplain.sharpness.registry import MEASURES
 
-    assert isinstance(METHODS, Registry) and isinstance(PERTURBATIONS, Registry)
+    assert isinstance(METHODS, Registry) and isinstance(PERTURBATIONS, Registry) and isinstance(MEASURES, Registry)
+    assert all(measure.key == key for key, measure in MEASURES.items())
 
 
 def test_the_normaliser_choices_and_the_config_check_read_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:

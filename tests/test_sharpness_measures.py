@@ -233,8 +233,9 @@ def test_summary_median_counts_notes_and_nan() -> None:
 
 
 def test_registry_names_and_one_span_marks() -> None:
-    keys = [m.key for m in MEASURES]
+    keys, measures = list(MEASURES), list(MEASURES.values())
+    assert keys == [m.key for m in measures]
     assert len(keys) == len(set(keys))
     new = {"top_span_words", "nonzero_spans", "multi_span_share", "both_sides_share", "deletion_beats_random"}
     assert new | {"top_out_flip", "sst_phrase_agreement", "rationale_token_f1"} <= set(keys)
-    assert {m.key for m in MEASURES if m.trivial_when_one_span} == {"max_alpha", "effective_spans", "top3_mass"}
+    assert {m.key for m in measures if m.trivial_when_one_span} == {"max_alpha", "effective_spans", "top3_mass"}

@@ -46,7 +46,7 @@ def test_batch_instances_read_as_single_instances(
 def test_measure_examples_rows(sparse_explainer: SelfExplainer) -> None:
     examples = [Example(t, None, i % 5) for i, t in enumerate(TEXTS)]
     rows = measure_examples(sparse_explainer, examples, batch_size=2, progress=False)
-    keys = {m.key for m in MEASURES} - {"both_sides_share", "sst_phrase_agreement", "rationale_token_f1"}
+    keys = {m.key for m in MEASURES.values()} - {"both_sides_share", "sst_phrase_agreement", "rationale_token_f1"}
     for row in rows:
         assert keys <= set(row), keys - set(row)
         assert np.isnan(row["both_sides_share"])

@@ -141,7 +141,7 @@ def paired_differences(
     same_decision(first, second)  # the same inputs, in the same order
     rng = np.random.default_rng(seed)
     rows = []
-    for measure in MEASURES:
+    for measure in MEASURES.values():
         if measure.aggregate != "mean" or measure.key not in first.columns or measure.key not in second.columns:
             continue
         a = pd.to_numeric(first[measure.key], errors="coerce").to_numpy(np.float64)  # [N]

@@ -17,7 +17,7 @@ def summarise(rows: Sequence[dict[str, float | str]]) -> dict[str, float]:
     so (NaN when no input has a value), and the input count (``examples``). A measure defined on
     fewer inputs than all also gets ``n:KEY``, the count it was averaged over."""
     summary: dict[str, float] = {"examples": float(len(rows))}
-    for measure in MEASURES:
+    for measure in MEASURES.values():
         values = np.array([r[measure.key] for r in rows if measure.key in r], dtype=np.float64)
         if not values.size:
             continue
@@ -39,7 +39,7 @@ def markdown_summary(summaries: dict[str, dict[str, float]]) -> str:
     """One row per model (or run), one column per measure with a value for some model, with each
     measure's direction; ``(n=K)`` after a value averaged over fewer inputs than the row's ``n``, and
     ``†`` on the measures that are automatic when alpha has one span (explained under the table)."""
-    present = [m for m in MEASURES if any(_shown(s, m.key) for s in summaries.values())]
+    present = [m for m in MEASURES.values() if any(_shown(s, m.key) for s in summaries.values())]
     names = [f"{m.label}{' †' if m.trivial_when_one_span else ''} {m.arrow}".rstrip() for m in present]
     lines = ["| model | n | " + " | ".join(names) + " |", "|---|---:|" + "---:|" * len(present)]
     for name, summary in summaries.items():
@@ -68,6 +68,6 @@ def summary_rows(summary: dict[str, float]) -> list[dict[str, str | float | int]
             "inputs": int(summary.get(COUNT_PREFIX + m.key, examples)),
             "note": m.note,
         }
-        for m in MEASURES
+        for m in MEASURES.values()
         if _shown(summary, m.key)
     ]
