@@ -20,23 +20,19 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))  # the browser tests' server and Chromium launcher
+sys.path.insert(0, str(ROOT))  # the app's pages package
 from browser_support import COLD_START_MS, DONE, app_server, chromium, drawn  # noqa: E402
 
+from pages.ui.page_registry import PAGES as PAGE_REGISTRY  # noqa: E402
+
 REVIEW = "Despite a sluggish first act, the film finds its footing and the final scenes make it quietly unforgettable."
-# (file name, path and query after the server's address)
+# (file name, path and query after the server's address): the Explain page on a review and in presentation
+# mode, then every other page of the app (pages/ui/page_registry.py) on its defaults
 PAGES: tuple[tuple[str, str], ...] = (
     ("explain", "/?" + urllib.parse.urlencode({"text": REVIEW})),
     ("presentation", "/?" + urllib.parse.urlencode({"text": "The visuals are gorgeous, but the story is thin.",
                                                      "present": "1"})),
-    ("compare", "/Compare"),
-    ("faithfulness", "/Faithfulness"),
-    ("attention_anatomy", "/Attention_anatomy"),
-    ("probing", "/Probing"),
-    ("adversarial", "/Adversarial"),
-    ("batch", "/Batch"),
-    ("explorer", "/Explorer"),
-    ("gallery", "/Gallery"),
-    ("model_card", "/Model_card"),
+    *((page.address.lower(), f"/{page.address}") for page in PAGE_REGISTRY.values() if page.address),
 )  # fmt: skip
 HEIGHT = 1000  # the viewport's height; each capture is of the whole page
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from browser_support import CHROMIUM, COLD_START_MS, DONE, app_server, chromium, drawn
 
+from pages.ui.page_registry import PAGES as PAGE_REGISTRY
 from selfexplain.views.style import HEAD_LINE_FOCUS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -280,8 +281,7 @@ def test_markup_in_text_is_inert(browser, app_url: str) -> None:
     page.screenshot(path=str(ARTIFACTS / "markup-is-inert.png"), full_page=True)
 
 
-PAGES = ("Compare", "Faithfulness", "Attention_anatomy", "Probing", "Adversarial", "Batch", "Explorer", "Gallery",
-         "Model_card")  # fmt: skip
+PAGES = tuple(page.address for page in PAGE_REGISTRY.values() if page.address)  # every page but the landing one
 
 
 def test_every_page_opens_and_is_captured(browser, app_url: str) -> None:

@@ -2,7 +2,8 @@
 
 Streamlit's own page list is switched off (it would call the Explain page "app", after app.py); every
 page draws ``pages.ui.navigation.sidebar_navigation`` first, so the links are the same on each page and
-keep the addresses Streamlit gives the files (``/``, ``/Compare``, ...).
+keep the addresses Streamlit gives the files (``/``, ``/Compare``, ...). The pages are read from the files
+(pages/ui/page_registry.py): no list of pages is written here, so a new page file needs no edit of this one.
 """
 
 from __future__ import annotations
@@ -13,19 +14,14 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from pages.ui.navigation import PAGES
+from pages.ui.page_registry import PAGES
 
 ROOT = Path(__file__).resolve().parents[1]
-LABELS = [
-    "Explain", "Compare", "Faithfulness", "Attention anatomy", "Probing", "Adversarial", "Batch", "Explorer",
-    "Gallery", "Model card",
-]  # fmt: skip
+# every page file, in the order of its number (what Streamlit serves), after the landing page
+SCRIPTS = [ROOT / "app.py", *sorted((ROOT / "pages").glob("[0-9]*_*.py"), key=lambda p: int(p.name.split("_")[0]))]
+LABELS = [page.label for page in PAGES.values()]
 # the address of each page: "" is the landing page; the others are what tests/test_browser.py opens
-ADDRESSES = [
-    "", "Compare", "Faithfulness", "Attention_anatomy", "Probing", "Adversarial", "Batch", "Explorer", "Gallery",
-    "Model_card",
-]  # fmt: skip
-SCRIPTS = [ROOT / "app.py", *sorted((ROOT / "pages").glob("[0-9]*_*.py"))]
+ADDRESSES = [page.address for page in PAGES.values()]
 
 
 def sidebar_links(at: AppTest) -> list[tuple[str, str]]:
@@ -38,8 +34,12 @@ def test_streamlit_page_list_is_off() -> None:
 
 
 def test_every_page_script_is_linked_once_in_file_order() -> None:
-    assert [ROOT / script for script, _ in PAGES] == SCRIPTS
-    assert [label for _, label in PAGES] == LABELS
+    assert [ROOT / page.script for page in PAGES.values()] == SCRIPTS
+    assert LABELS[0] == "Explain" and ADDRESSES[0] == "" and "app" not in LABELS
+    assert all(LABELS) and len(set(LABELS)) == len(LABELS)
+    # Streamlit's rule for a page file: the address is its name without the number, the label with spaces
+    assert [script.name.split("_", 1)[1] for script in SCRIPTS[1:]] == [f"{a}.py" for a in ADDRESSES[1:]]
+    assert [a.replace("_", " ") for a in ADDRESSES[1:]] == LABELS[1:]
 
 
 def test_explain_page_links_every_page_by_name() -> None:

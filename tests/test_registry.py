@@ -65,6 +65,9 @@ def test_every_kind_of_extension_is_a_registry() -> None:
 
     assert isinstance(METHODS, Registry) and isinstance(PERTURBATIONS, Registry) and isinstance(MEASURES, Registry)
     assert all(measure.key == key for key, measure in MEASURES.items())
+    from pages.ui.page_registry import PAGES
+
+    assert isinstance(PAGES, Registry) and all(page.address == address for address, page in PAGES.items())
 
 
 def test_the_normaliser_choices_and_the_config_check_read_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:

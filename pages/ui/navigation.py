@@ -1,6 +1,7 @@
 """The sidebar's page links. Streamlit's own list is off (``client.showSidebarNavigation = false`` in
 .streamlit/config.toml) because it names the landing page after its file, "app"; these links name every
-page for what it shows and keep each page's address (``/``, ``/Compare``, ``/Faithfulness``…)."""
+page for what it shows and keep each page's address (``/``, ``/Compare``, ``/Faithfulness``…). The pages are
+those of :data:`pages.ui.page_registry.PAGES`, read from the files."""
 
 from __future__ import annotations
 
@@ -9,23 +10,10 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from pages.ui.page_registry import PAGES
 from selfexplain.settings import apply_app_defaults
 
 APP = Path(__file__).resolve().parents[2] / "app.py"
-
-# (script, label): scripts relative to the app's folder, in the order of the pages/ file numbers
-PAGES: tuple[tuple[str, str], ...] = (
-    ("app.py", "Explain"),
-    ("pages/1_Compare.py", "Compare"),
-    ("pages/2_Faithfulness.py", "Faithfulness"),
-    ("pages/3_Attention_anatomy.py", "Attention anatomy"),
-    ("pages/4_Probing.py", "Probing"),
-    ("pages/5_Adversarial.py", "Adversarial"),
-    ("pages/6_Batch.py", "Batch"),
-    ("pages/7_Explorer.py", "Explorer"),
-    ("pages/8_Gallery.py", "Gallery"),
-    ("pages/9_Model_card.py", "Model card"),
-)
 
 
 def sidebar_navigation() -> None:
@@ -41,6 +29,6 @@ def sidebar_navigation() -> None:
     if context is None or Path(context.main_script_path).resolve() != APP:
         return
     with st.sidebar:
-        for script, label in PAGES:
-            st.page_link(script, label=label)
+        for page in PAGES.values():
+            st.page_link(page.script, label=page.label)
         st.divider()
