@@ -17,7 +17,7 @@ SpanUnit = Literal["word", "piece"]
 CONFIG_FILE = "selfexplain.json"
 MAX_CONFIG_BYTES = 4_000_000  # a config is read whole: a larger (or endless) file is refused unread
 MAX_LABELS = 10_000
-MAX_LABEL_CHARS = 200  # as a pin's label (selfexplain.gallery.pin_schema)
+MAX_LABEL_CHARS = 200  # as a pin's label (selfexplain.results.checks)
 MAX_NAME_CHARS = 200
 
 
