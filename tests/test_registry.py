@@ -88,3 +88,17 @@ def test_the_normaliser_choices_and_the_config_check_read_the_registry(monkeypat
     ModelConfig(encoder="e", label_names=["a", "b"], normaliser="softmax_again")  # the one new file is enough
     with pytest.raises(ValueError, match="unknown normaliser 'nope'; use one of softmax, "):
         ModelConfig(encoder="e", label_names=["a", "b"], normaliser="nope")
+
+
+def test_the_encoder_families_are_read_from_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    from types import SimpleNamespace
+
+    from selfexplain.modeling.families import FAMILIES, Family, family_of
+
+    assert isinstance(FAMILIES, Registry) and all(family.name == name for name, family in FAMILIES.items())
+    assert family_of(SimpleNamespace(model_type="gpt2")) == FAMILIES["gpt2"]
+    assert family_of(SimpleNamespace(model_type="roberta")) == FAMILIES["roberta"]
+    assert family_of(SimpleNamespace(model_type="bert")) == Family("bert", causal=False, summary="first")
+    assert family_of(SimpleNamespace(model_type="new", is_decoder=True)).summary == "last"
+    monkeypatch.setitem(FAMILIES._entries, "new", Family("new", causal=True, summary="last", position_offset=2))
+    assert family_of(SimpleNamespace(model_type="new")) == FAMILIES["new"]  # one registration is enough

@@ -21,6 +21,8 @@ import numpy as np
 import torch
 from transformers import PretrainedConfig, PreTrainedTokenizerBase
 
+from selfexplain.support.registry import Registry
+
 SummaryPosition = Literal["first", "last"]
 
 # model_type values of decoder-only families (causal attention, no [CLS]); anything else is read as a
@@ -99,11 +101,29 @@ def prepare_tokenizer(tokenizer: PreTrainedTokenizerBase) -> PreTrainedTokenizer
     return tokenizer
 
 
+# The families known by model_type (a Registry, filled from the two sets above): any other model_type is read
+# as a bidirectional encoder that reads position 0, or as a decoder when its config says it is one.
+FAMILIES: Registry[Family] = Registry("encoder family")
+
+
+def register_family(family: Family) -> Family:
+    """Add ``family`` under its ``name`` (a ``model_type``), which :func:`family_of` then reads."""
+    return FAMILIES.register(family.name, family)
+
+
+for _name in sorted(DECODER_TYPES):
+    register_family(Family(_name, causal=True, summary="last"))
+for _name in sorted(OFFSET_POSITION_TYPES):
+    register_family(Family(_name, causal=False, summary="first", position_offset=POSITION_OFFSET))
+
+
 def family_of(config: PretrainedConfig) -> Family:
-    """The :class:`Family` of an encoder config."""
+    """The :class:`Family` of an encoder config: its registered family's, causal also when the config says it
+    is a decoder."""
     name = str(getattr(config, "model_type", "") or "")
-    decoder = name in DECODER_TYPES or bool(getattr(config, "is_decoder", False))
-    offset = POSITION_OFFSET if name in OFFSET_POSITION_TYPES else 0
+    known = FAMILIES.get(name, None)
+    decoder = bool(known is not None and known.causal) or bool(getattr(config, "is_decoder", False))
+    offset = known.position_offset if known is not None else 0
     return Family(name=name, causal=decoder, summary="last" if decoder else "first", position_offset=offset)
 
 
