@@ -82,8 +82,7 @@ def build_family_encoder(family: str, directory: Path) -> Path:
         # start after the padding index, as all-mpnet-base-v2's
         vocab = AutoTokenizer.from_pretrained(packaged_minilm_path()).vocab
         words = ["<s>", "<pad>", "</s>", "<unk>"] + sorted(vocab, key=vocab.__getitem__) + ["<mask>"]
-        (directory / "vocab.txt").write_text("\n".join(words) + "\n", encoding="utf-8")
-        tokenizer = MPNetTokenizerFast(vocab_file=str(directory / "vocab.txt"))
+        tokenizer = MPNetTokenizerFast(vocab={word: i for i, word in enumerate(words)})
         model = MPNetModel(MPNetConfig(vocab_size=len(tokenizer), max_position_embeddings=130, pad_token_id=1,
                                        **SIZE), add_pooling_layer=False)  # fmt: skip
     elif family == "gpt2":
