@@ -258,7 +258,10 @@ def has_model_card(folder: Path) -> bool:
     return (Path(folder) / CARD_FILE).is_file()
 
 
-PACKAGED_ENCODERS = {"all-MiniLM-L6-v2": "sentence-transformers/all-MiniLM-L6-v2"}
+PACKAGED_ENCODERS = {
+    "all-MiniLM-L6-v2": "sentence-transformers/all-MiniLM-L6-v2",
+    "all-mpnet-base-v2": "sentence-transformers/all-mpnet-base-v2",
+}
 # config field -> its name in the card's recipe (the training options have their own max_length)
 CONFIG_RECIPE = {
     "head": "head",
