@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from selfexplain.modeling.model_card import Measure, read_model_card, write_model_card
+from selfexplain.modeling.config import ModelConfig
+from selfexplain.modeling.model_card import Measure, base_model_of, read_model_card, write_model_card
 from selfexplain.sharpness.registry import MEASURES
 
 SHOWN = ("accuracy", "top_span_words", "nonzero_spans", "both_sides_share", "deletion_beats_random",
@@ -41,7 +42,7 @@ def sharpness_measures(run: Path, measured_on: str) -> list[Measure]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("model", type=Path)
-    parser.add_argument("--baseline", type=Path, required=True)
+    parser.add_argument("--baseline", type=Path, default=None, help="its baseline's folder (none: left as it is)")
     parser.add_argument("--sharpness", nargs=2, action="append", default=[], metavar=("RUN_DIR", "MEASURED_ON"))
     parser.add_argument("--limitation", action="append", default=[])
     parser.add_argument("--dataset", action="append", default=[], help="Hub id of the data set (model card metadata)")
@@ -49,20 +50,26 @@ def main() -> None:
                         help="a row of 'What it was trained on' (what a bare file name does not say)")  # fmt: skip
     args = parser.parse_args()
     card = read_model_card(args.model)
-    baseline = json.loads((args.baseline / "selfexplain.json").read_text(encoding="utf-8"))
     measures = [m for run, on in args.sharpness for m in sharpness_measures(Path(run), on)]
+    if args.baseline is not None:
+        baseline = json.loads((args.baseline / "selfexplain.json").read_text(encoding="utf-8"))
+        card = replace(
+            card,
+            baseline=f"{baseline['name']}: linear head on mean pooling, same encoder, data, budget and seed "
+            "(also this model's distillation teacher; see docs/accuracy.md)",
+            baseline_accuracy=float(baseline["metrics"]["test_accuracy"]),
+        )
     card = replace(
         card,
-        baseline=f"{baseline['name']}: linear head on mean pooling, same encoder, data, budget and seed "
-        "(also this model's distillation teacher; see docs/accuracy.md)",
-        baseline_accuracy=float(baseline["metrics"]["test_accuracy"]),
+        base_model=card.base_model or base_model_of(ModelConfig.load(args.model).encoder),
         sharpness=tuple(measures),
         limitations=tuple(dict.fromkeys((*args.limitation, *card.limitations))),
         datasets=tuple(dict.fromkeys((*card.datasets, *args.dataset))),
         data=tuple({**dict(card.data), **dict((k, v) for k, v in args.data)}.items()),
     )
     write_model_card(args.model, card)
-    print(f"{args.model}: baseline {card.baseline_accuracy:.4f}, {len(measures)} sharpness figures")
+    baseline_text = f"baseline {card.baseline_accuracy:.4f}" if card.baseline_accuracy is not None else "no baseline"
+    print(f"{args.model}: {baseline_text}, {len(measures)} sharpness figures")
 
 
 if __name__ == "__main__":
