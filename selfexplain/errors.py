@@ -16,6 +16,10 @@ class EncoderNotFoundError(RuntimeError):
     """The encoder could not be found locally or loaded."""
 
 
+class EncoderNotInstalledError(EncoderNotFoundError):
+    """A packaged encoder whose packages are not installed; the message names them and holds no path."""
+
+
 class UnsafeWeightsError(RuntimeError):
     """A model directory holds only pickle weights, which are never loaded."""
 

@@ -90,3 +90,27 @@ def test_the_alias_resolves_to_the_cached_folder(tmp_path: Path, monkeypatch: py
     folder.mkdir(parents=True)
     (folder / packaged.VERIFIED).write_text("ok")
     assert resolve_encoder("all-mpnet-base-v2") == str(folder) == resolve_encoder("MPNet")
+
+
+def test_a_model_whose_encoder_is_not_installed_says_which_packages_in_the_app(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+    import shutil
+
+    from selfexplain.errors import EncoderNotInstalledError
+    from selfexplain.modeling.checkpoint import load_model_directory
+    from selfexplain.modeling.model_folders import SHIPPED_MODELS_DIR
+    from selfexplain.support.public_errors import load_failure
+
+    monkeypatch.setenv("SELFEXPLAIN_CACHE", str(tmp_path / "empty-cache"))
+    monkeypatch.setattr(packaged, "MPNET", SplitEncoder(**{**MPNET.__dict__, "packages": ("absent-part-001",),
+                                                           "pieces": ("a.zip.001",)}))  # fmt: skip
+    folder = tmp_path / "m"
+    shutil.copytree(SHIPPED_MODELS_DIR / "sst5-minilm", folder)
+    config = json.loads((folder / "selfexplain.json").read_text())
+    (folder / "selfexplain.json").write_text(json.dumps({**config, "encoder": "all-mpnet-base-v2"}))
+    with pytest.raises(EncoderNotInstalledError) as caught:
+        load_model_directory(folder)
+    shown = load_failure("m", caught.value, restricted=True)  # a shared deployment still says what to install
+    assert "absent-part-001" in shown and "pip install" in shown and str(tmp_path) not in shown

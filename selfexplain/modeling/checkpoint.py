@@ -30,7 +30,7 @@ from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_file, save_file
 from transformers import AutoConfig, AutoModel, PreTrainedModel, PreTrainedTokenizerBase
 
-from selfexplain.errors import ModelDirectoryError, UnsafeWeightsError
+from selfexplain.errors import EncoderNotInstalledError, ModelDirectoryError, UnsafeWeightsError
 from selfexplain.modeling.config import CONFIG_FILE, ModelConfig
 from selfexplain.modeling.encoders import load_encoder, load_tokenizer
 from selfexplain.modeling.model import SelfExplainingModel
@@ -184,8 +184,8 @@ def load_model_directory(directory: Path) -> tuple[SelfExplainingModel, PreTrain
     try:
         return _load(directory)
     except (SafetensorError, RuntimeError, OSError, ValueError, KeyError) as err:
-        if isinstance(err, (ModelDirectoryError, UnsafeWeightsError)):
-            raise
+        if isinstance(err, (ModelDirectoryError, UnsafeWeightsError, EncoderNotInstalledError)):
+            raise  # already one line that says what to do
         reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise ModelDirectoryError(f"{directory} cannot be loaded: {reason[:300]}") from err
 

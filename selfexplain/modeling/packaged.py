@@ -22,7 +22,7 @@ from importlib import metadata
 from pathlib import Path
 
 from selfexplain import settings
-from selfexplain.errors import EncoderNotFoundError
+from selfexplain.errors import EncoderNotFoundError, EncoderNotInstalledError
 
 CHUNK = 1 << 20
 
@@ -85,7 +85,7 @@ def piece_paths(encoder: SplitEncoder) -> list[Path]:
             files = []
         found = [f for f in files if f.name == piece]
         if not found:
-            raise EncoderNotFoundError(
+            raise EncoderNotInstalledError(
                 f"{encoder.name} needs the packages {', '.join(encoder.packages)}; {package} is not installed "
                 f"({encoder.install_hint})"
             )

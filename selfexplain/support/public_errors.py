@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 
-from selfexplain.errors import UnknownModelError
+from selfexplain.errors import EncoderNotInstalledError, UnknownModelError
 
 LOG = logging.getLogger("selfexplain.app")
 
@@ -20,9 +20,10 @@ LOG = logging.getLogger("selfexplain.app")
 def load_failure(name: str, err: BaseException, restricted: bool) -> str:
     """The one line shown for ``err``, raised loading the model chosen as ``name``. Unrestricted: the error's
     own first line. Restricted: an unknown name keeps its message (it names only what the visitor typed and
-    the deployment's models); any other failure is logged whole and replaced by a line without paths."""
+    the deployment's models), as does a packaged encoder that is not installed (it names the packages to
+    install); any other failure is logged whole and replaced by a line without paths."""
     first = (str(err).strip().splitlines() or [type(err).__name__])[0]
-    if not restricted or isinstance(err, UnknownModelError):
+    if not restricted or isinstance(err, (UnknownModelError, EncoderNotInstalledError)):
         return first
     LOG.warning("model %r cannot be loaded: %s", name, str(err))
     return (
