@@ -168,7 +168,15 @@ def test_compare_opens_on_two_self_explaining_models_of_one_task(
 def test_compare_falls_back_to_the_baseline_with_one_self_explaining_model(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setenv("SELFEXPLAIN_MODELS_DIR", str(tmp_path))  # only the shipped models
+    import selfexplain.modeling.model_folders as folders
+
+    shipped = tmp_path / "shipped"  # one self-explaining SST-5 model, its baseline, and a model of another task
+    shipped.mkdir()
+    for name in ("sst5-minilm", "sst5-minilm-mean", "sst2-mpnet"):
+        (shipped / name).symlink_to(folders.SHIPPED_MODELS_DIR / name)
+    monkeypatch.setattr(folders, "SHIPPED_MODELS_DIR", shipped)
+    monkeypatch.setenv("SELFEXPLAIN_MODELS_DIR", str(tmp_path / "none"))
     at = AppTest.from_file(PAGE, default_timeout=120).run()
     assert not at.exception
+    # its own baseline, not the first model that reads one text ("sst2-mpnet" sorts first)
     assert at.selectbox(key="model_b_choice").value == "sst5-minilm-mean"

@@ -129,8 +129,8 @@ def check_compatible(a: ModelConfig, b: ModelConfig) -> None:
 def default_partner(first: str, known: dict[str, Path]) -> str | None:
     """The model to compare ``first`` with, from ``known`` (name -> folder): for a self-explaining model,
     the first other self-explaining model of the same task (same input kind and labels), so Compare sets
-    alpha against alpha; failing that (or for a baseline), the first other model that takes the same input
-    kind. None when there is none; a model whose config cannot be read is skipped."""
+    alpha against alpha; failing that (or for a baseline), the first other model of the same task, then the
+    first that takes the same input kind. None when there is none; a model whose config cannot be read is skipped."""
 
     def config(name: str) -> ModelConfig | None:
         try:
@@ -143,10 +143,13 @@ def default_partner(first: str, known: dict[str, Path]) -> str | None:
         return None
     others = [(name, config(name)) for name in sorted(known) if name != first]
     same_kind = [(name, c) for name, c in others if c is not None and c.pair == wanted.pair]
+    same_task = [(n, c) for n, c in same_kind if list(c.label_names) == list(wanted.label_names)]
     if wanted.head == "span":
-        same_task = [n for n, c in same_kind if c.head == "span" and list(c.label_names) == list(wanted.label_names)]
-        if same_task:
-            return same_task[0]
+        explained = [n for n, c in same_task if c.head == "span"]
+        if explained:
+            return explained[0]
+    if same_task:  # a model of the same task (its baseline, say) before one of another task
+        return same_task[0][0]
     return same_kind[0][0] if same_kind else None
 
 

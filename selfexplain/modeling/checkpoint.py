@@ -262,8 +262,8 @@ def _check_encoder_size(directory: Path, config: object, weights_bytes: int) -> 
     wanted = encoder_parameters(config)
     if wanted * 2 > SIZE_MARGIN * max(weights_bytes, 1):  # at least 2 bytes a parameter in any real file
         raise ModelDirectoryError(
-            f"{directory}: its encoder config describes about {wanted:,} parameters, far more than its "
-            f"{weights_bytes:,}-byte weights file holds; the config does not belong to these weights"
+            f"{directory} cannot be loaded: its encoder config describes about {wanted:,} parameters, far more "
+            f"than its {weights_bytes:,}-byte weights file holds; the config does not belong to these weights"
         )
 
 
