@@ -38,8 +38,8 @@ from pages.ui.input_limit import input_limit, input_limit_caption
 from pages.ui.loading import cached_explanation
 from pages.ui.navigation import sidebar_navigation
 from pages.ui.picker import model_picker
-from selfexplain.modeling.read_out import layers_read
-from selfexplain.results.explanation import Explanation
+from selfexplain.core.modeling.read_out import layers_read
+from selfexplain.core.results.explanation import Explanation
 from selfexplain.views.highlight import escape_text
 
 st.set_page_config(page_title="selfexplain · Explain", page_icon=":mag:", layout="wide")

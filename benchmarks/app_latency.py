@@ -14,8 +14,8 @@ from pathlib import Path
 
 from measure import median_seconds
 
-from selfexplain.pipeline import load_model
-from selfexplain.results.attention import aggregate_attention
+from selfexplain.core.pipeline import load_model
+from selfexplain.core.results.attention import aggregate_attention
 from selfexplain.views.figures import (
     attention_figure,
     model_view_figure,

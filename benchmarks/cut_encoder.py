@@ -14,9 +14,9 @@ import argparse
 import numpy as np
 from measure import median_seconds
 
-import selfexplain.modeling.model as model_module
-from selfexplain.modeling.checkpoint import load_model_directory
-from selfexplain.pipeline import SelfExplainer, load_model
+import selfexplain.core.modeling.model as model_module
+from selfexplain.core.modeling.checkpoint import load_model_directory
+from selfexplain.core.pipeline import SelfExplainer, load_model
 
 WORDS = (
     "although the first act drags and a few of the supporting performances feel oddly wooden the film gathers "

@@ -2,7 +2,7 @@
 
 Prints a table (and writes JSON with --json) of, for N = 16 .. 512 tokens:
 encoder-only forward time, full model forward time with the span layer eager and
-fused (the native kernels, selfexplain.modeling.native_spans; built during the warm-up), their
+fused (the native kernels, selfexplain.core.modeling.native_spans; built during the warm-up), their
 ratios to the encoder, and the peak resident-memory increase of each. Both are measured side by side in one run,
 alternating, so a busy machine slows both alike.
 
@@ -24,7 +24,7 @@ from pathlib import Path
 import torch
 from measure import peak_rss_increase
 
-from selfexplain.pipeline import load_model
+from selfexplain.core.pipeline import load_model
 
 LENGTHS = (16, 32, 64, 128, 256, 512)
 

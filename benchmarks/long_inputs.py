@@ -5,7 +5,7 @@
 
 The first form explains one 512-token input and one 4,096-token document (dense Explanation).
 The second explains one document of about that many tokens end to end as a sparse
-:class:`selfexplain.results.document.Document` (windows, one forward, the sentence overview and the top
+:class:`selfexplain.core.results.document.Document` (windows, one forward, the sentence overview and the top
 spans, as the app and ``selfexplain explain`` do) and compares wall time and the process's peak
 resident memory with the targets (60 s, 2 GB). Its text is written here from a seeded grammar of
 film-review sentences (no data set is read; no sentence repeats), in paragraphs of 4-8 sentences;
@@ -30,7 +30,7 @@ from pathlib import Path
 import torch
 from measure import peak_rss_increase
 
-from selfexplain.pipeline import load_model
+from selfexplain.core.pipeline import load_model
 from selfexplain.support.limits import max_chars_setting
 from selfexplain.support.malloc_tuning import fix_mmap_threshold
 

@@ -15,8 +15,8 @@ import time
 
 from measure import median_seconds
 
-from selfexplain.modeling.config import ModelConfig
-from selfexplain.pipeline import load_model
+from selfexplain.core.modeling.config import ModelConfig
+from selfexplain.core.pipeline import load_model
 
 SENTENCE = (
     "although the first act drags and a few of the supporting performances feel oddly wooden the film gathers "

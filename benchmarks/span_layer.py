@@ -2,7 +2,7 @@
 
 For N = 16 .. 256 tokens, batch 10, hidden 384 and 768, prints the median time of
 forward + backward for the reference and for ours, eager and fused (the native kernels,
-selfexplain.modeling.native_spans; built in the warm-up), the speed-ups, the peak
+selfexplain.core.modeling.native_spans; built in the warm-up), the speed-ups, the peak
 resident-memory increase of each, and a floor: the per-token projections forward and
 backward alone (matrix products every SIC layer, the reference's too, must do); writes
 JSON with --json. Span enumeration is part of each timed step
@@ -21,7 +21,7 @@ import torch
 from measure import median_seconds, peak_rss_increase
 from reference_span_layer import ReferenceSpanLayer, enumerate_spans
 
-from selfexplain.modeling.spans import SpanLayer, span_index, span_validity
+from selfexplain.core.modeling.spans import SpanLayer, span_index, span_validity
 
 
 def main() -> None:

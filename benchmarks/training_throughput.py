@@ -1,6 +1,6 @@
 """Training throughput (examples/s) on SST-5: selfexplain's span layer (eager and fused) vs the reference one.
 
-All run the same training loop (selfexplain.training.loop.batch_loss, AdamW, batch 32,
+All run the same training loop (selfexplain.methods.training.loop.batch_loss, AdamW, batch 32,
 default encoder) for the same batches; only the span layer differs. "fused" is what
 ``selfexplain train`` uses by default (the native kernels; built during the warm-up).
 
@@ -17,12 +17,12 @@ from pathlib import Path
 import torch
 from reference_span_layer import ReferenceSpanLayer, enumerate_spans
 
-from selfexplain.formats.examples import read_examples
-from selfexplain.modeling.config import ModelConfig
-from selfexplain.modeling.encoders import load_tokenizer
-from selfexplain.modeling.model import SelfExplainingModel
-from selfexplain.modeling.spans import SpanLayer, SpanLayerOutput
-from selfexplain.training.loop import TrainOptions, batch_loss, epoch_batches
+from selfexplain.core.formats.examples import read_examples
+from selfexplain.core.modeling.config import ModelConfig
+from selfexplain.core.modeling.encoders import load_tokenizer
+from selfexplain.core.modeling.model import SelfExplainingModel
+from selfexplain.core.modeling.spans import SpanLayer, SpanLayerOutput
+from selfexplain.methods.training.loop import TrainOptions, batch_loss, epoch_batches
 
 
 class ReferenceAdapter(torch.nn.Module):

@@ -16,7 +16,11 @@ from pages.ui.input_limit import input_limit, input_limit_caption
 from pages.ui.loading import cached_explainer, results_cache
 from pages.ui.navigation import sidebar_navigation
 from pages.ui.picker import choose_model
-from selfexplain.analysis.compare import (
+from selfexplain.core.modeling.read_out import layers_read
+from selfexplain.core.pipeline import available_models
+from selfexplain.core.results.attention import aggregate_attention
+from selfexplain.errors import USER_ERRORS
+from selfexplain.methods.analysis.compare import (
     Comparison,
     Side,
     axis_of_token,
@@ -26,10 +30,6 @@ from selfexplain.analysis.compare import (
     explain_side,
     fit_both,
 )
-from selfexplain.errors import USER_ERRORS
-from selfexplain.modeling.read_out import layers_read
-from selfexplain.pipeline import available_models
-from selfexplain.results.attention import aggregate_attention
 from selfexplain.views.compare import agreement_caption, agreement_figure, axis_grid_figure, gradient_figure
 from selfexplain.views.evidence import LISTED_PHRASES, weight_sentence
 from selfexplain.views.figures import MAX_GRID_UNITS, grid_view, probability_figure

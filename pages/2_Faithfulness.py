@@ -17,17 +17,17 @@ from pages.ui import ASSETS
 from pages.ui.examples import read_uploaded
 from pages.ui.navigation import sidebar_navigation
 from pages.ui.picker import model_picker
+from selfexplain.core.formats import SUFFIXES
+from selfexplain.core.formats.examples import read_examples
 from selfexplain.data import Example
 from selfexplain.errors import USER_ERRORS
-from selfexplain.explainers import METHODS
-from selfexplain.faithfulness import figures, summary
-from selfexplain.faithfulness.experiment import FAST_EXPLAINERS, RESULTS_FILE, LabOptions, run_lab
-from selfexplain.faithfulness.labels import column_specs, method_label, metric_legend, readable
-from selfexplain.faithfulness.metrics import METRICS
-from selfexplain.formats import SUFFIXES
-from selfexplain.formats.examples import read_examples
-from selfexplain.sharpness import measures as sharpness
-from selfexplain.sharpness.run import measure_examples
+from selfexplain.lab.faithfulness import figures, summary
+from selfexplain.lab.faithfulness.experiment import FAST_EXPLAINERS, RESULTS_FILE, LabOptions, run_lab
+from selfexplain.lab.faithfulness.labels import column_specs, method_label, metric_legend, readable
+from selfexplain.lab.faithfulness.metrics import METRICS
+from selfexplain.lab.sharpness import measures as sharpness
+from selfexplain.lab.sharpness.run import measure_examples
+from selfexplain.methods.explainers import METHODS
 from selfexplain.support.progress_log import iter_rows
 from selfexplain.views.highlight import escape_text
 

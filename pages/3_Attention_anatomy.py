@@ -12,12 +12,12 @@ from pages.ui.examples import upload_examples
 from pages.ui.loading import cached_explainer, cached_with_progress
 from pages.ui.navigation import sidebar_navigation
 from pages.ui.picker import model_picker
-from selfexplain.anatomy import figures as F
-from selfexplain.anatomy.agreement import agreement_sentences, confusion_by_layer
-from selfexplain.anatomy.corpus import AnatomyResult, attention_anatomy
+from selfexplain.core.formats import SUFFIXES
+from selfexplain.core.modeling.read_out import layers_read
 from selfexplain.errors import USER_ERRORS
-from selfexplain.formats import SUFFIXES
-from selfexplain.modeling.read_out import layers_read
+from selfexplain.lab.anatomy import figures as F
+from selfexplain.lab.anatomy.agreement import agreement_sentences, confusion_by_layer
+from selfexplain.lab.anatomy.corpus import AnatomyResult, attention_anatomy
 from selfexplain.views.word_attention import layers_caption
 
 st.set_page_config(page_title="selfexplain · Attention anatomy", layout="wide")

@@ -14,10 +14,10 @@ from pages.ui.examples import upload_examples
 from pages.ui.loading import cached_explainer, results_cache
 from pages.ui.navigation import sidebar_navigation
 from pages.ui.picker import model_picker
-from selfexplain.anatomy.figures import PROBE_TASKS, probe_figure
-from selfexplain.anatomy.probing import TASKS, cache_hidden_states, probe_by_layer
+from selfexplain.core.formats import SUFFIXES
 from selfexplain.errors import USER_ERRORS
-from selfexplain.formats import SUFFIXES
+from selfexplain.lab.anatomy.figures import PROBE_TASKS, probe_figure
+from selfexplain.lab.anatomy.probing import TASKS, cache_hidden_states, probe_by_layer
 from selfexplain.views.highlight import escape_text
 
 st.set_page_config(page_title="selfexplain · Probing", layout="wide")

@@ -12,8 +12,12 @@ from pages.ui.examples import upload_examples
 from pages.ui.loading import cached_explainer, cached_explanation
 from pages.ui.navigation import sidebar_navigation
 from pages.ui.picker import model_picker
-from selfexplain.anatomy.figures import perturbation_figure
-from selfexplain.anatomy.perturb import (
+from selfexplain.core.formats import SUFFIXES
+from selfexplain.core.pipeline import SelfExplainer
+from selfexplain.core.results.attention import aggregate_attention
+from selfexplain.errors import USER_ERRORS
+from selfexplain.lab.anatomy.figures import perturbation_figure
+from selfexplain.lab.anatomy.perturb import (
     PERTURBATION_TITLES,
     PERTURBATIONS,
     PerturbationInputs,
@@ -21,11 +25,7 @@ from selfexplain.anatomy.perturb import (
     parse_antonyms,
     shuffle_degree,
 )
-from selfexplain.anatomy.robustness import explanation_shift, perturbation_study
-from selfexplain.errors import USER_ERRORS
-from selfexplain.formats import SUFFIXES
-from selfexplain.pipeline import SelfExplainer
-from selfexplain.results.attention import aggregate_attention
+from selfexplain.lab.anatomy.robustness import explanation_shift, perturbation_study
 from selfexplain.views.figures import attention_figure, span_grid_figure
 from selfexplain.views.highlight import escape_text
 from selfexplain.views.style import CAPTION_TEXT

@@ -16,9 +16,9 @@ from selfexplain.batch.explore import records_frame
 from selfexplain.batch.export import report_html, to_csv, to_jsonl
 from selfexplain.batch.reader import BatchInputError, RowReader, check_size
 from selfexplain.batch.runner import BatchOptions, check_columns, explain_rows
-from selfexplain.formats import SUFFIXES
-from selfexplain.formats.records import guess_columns
-from selfexplain.pipeline import SelfExplainer
+from selfexplain.core.formats import SUFFIXES
+from selfexplain.core.formats.records import guess_columns
+from selfexplain.core.pipeline import SelfExplainer
 from selfexplain.views.highlight import escape_text
 
 st.set_page_config(page_title="selfexplain · Batch", page_icon=":mag:", layout="wide")

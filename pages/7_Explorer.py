@@ -15,7 +15,7 @@ from selfexplain.batch.figures import (
     top_spans_figure,
 )
 from selfexplain.batch.records import parse_results
-from selfexplain.formats import suffixes
+from selfexplain.core.formats import suffixes
 
 st.set_page_config(page_title="selfexplain · Explorer", page_icon=":mag:", layout="wide")
 

@@ -19,8 +19,8 @@ import streamlit as st
 from pages.ui import PLOT_CONFIG
 from pages.ui.gallery import gallery_store
 from pages.ui.navigation import sidebar_navigation
+from selfexplain.core.formats import suffixes
 from selfexplain.errors import USER_ERRORS, PinNotFoundError
-from selfexplain.formats import suffixes
 from selfexplain.gallery.records import DamagedPinError, Pin
 from selfexplain.gallery.transfer import pins_jsonl
 from selfexplain.gallery.view import explain_link, permalink, pin_spans, summary_explanation

@@ -16,9 +16,9 @@ import streamlit as st
 from pages.ui.navigation import sidebar_navigation
 from pages.ui.picker import model_card, model_picker
 from pages.ui.surrogate import render_fidelity_section
+from selfexplain.core.modeling.model_card import CARD_FILE, Measure, ModelCard, card_from_config
+from selfexplain.core.pipeline import SelfExplainer, available_models
 from selfexplain.errors import USER_ERRORS
-from selfexplain.modeling.model_card import CARD_FILE, Measure, ModelCard, card_from_config
-from selfexplain.pipeline import SelfExplainer, available_models
 from selfexplain.views.card_view import command_model, measure_sections
 from selfexplain.views.highlight import escape_text
 

@@ -24,10 +24,10 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from selfexplain.core.pipeline import load_model
 from selfexplain.data import Example
-from selfexplain.pipeline import load_model
-from selfexplain.sharpness.measures import positive_top_span, span_words, words_of
-from selfexplain.sharpness.measures_model import without_words
+from selfexplain.lab.sharpness.measures import positive_top_span, span_words, words_of
+from selfexplain.lab.sharpness.measures_model import without_words
 
 
 def direction(predicted: int, pushed: int, labels: int) -> str:

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from selfexplain.modeling.config import ModelConfig
-from selfexplain.modeling.model_card import Measure, base_model_of, read_model_card, write_model_card
-from selfexplain.sharpness.registry import MEASURES
+from selfexplain.core.modeling.config import ModelConfig
+from selfexplain.core.modeling.model_card import Measure, base_model_of, read_model_card, write_model_card
+from selfexplain.lab.sharpness.registry import MEASURES
 
 SHOWN = ("accuracy", "top_span_words", "nonzero_spans", "both_sides_share", "deletion_beats_random",
          "uniform_agreement", "top_out_flip", "top1_agreement", "sst_phrase_agreement")  # fmt: skip

@@ -1,4 +1,4 @@
-"""Fit the rational tanh of selfexplain/modeling/native/sic_kernels.c and report its error.
+"""Fit the rational tanh of selfexplain/core/modeling/native/sic_kernels.c and report its error.
 
 tanh(x) ~ x P(x^2) / Q(x^2) on [-9, 9] (tanh(9) rounds to 1 in float32), P and Q of degree
 4 with Q(0) = 1, by iteratively reweighted linear least squares pushed towards the minimax

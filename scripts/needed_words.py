@@ -3,7 +3,7 @@
 A surrogate's alpha should point where the *teacher* needs the input. This script measures each text's
 most-needed word for the teacher (leave-one-out occlusion, as ``selfexplain distill --erasure-weight``
 does: the word whose deletion lowers the teacher's probability of its own label most,
-:func:`selfexplain.distill.erasure.erasure_effects`; none when no deletion lowers it) and counts them
+:func:`selfexplain.lab.distill.erasure.erasure_effects`; none when no deletion lowers it) and counts them
 over the corpus. Given ``selfexplain sharpness`` CSVs of surrogates (or of any model) on the same
 texts, it sets their most common top spans (alpha > 0) beside the teacher's most common needed words,
 and reports on how many texts each top span holds the teacher's most-needed word.
@@ -27,11 +27,11 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from selfexplain.core.modeling.encoders import load_tokenizer
 from selfexplain.data import Example
-from selfexplain.distill.erasure import erasure_effects
-from selfexplain.distill.teacher import read_teacher, teacher_probabilities
-from selfexplain.modeling.encoders import load_tokenizer
-from selfexplain.training.erasure_targets import word_effects
+from selfexplain.lab.distill.erasure import erasure_effects
+from selfexplain.lab.distill.teacher import read_teacher, teacher_probabilities
+from selfexplain.methods.training.erasure_targets import word_effects
 
 
 def most_needed(effects: Sequence, tokenizer, texts: Sequence[str]) -> list[str]:

@@ -3,7 +3,7 @@
 The sharpness measure ``deletion_beats_random`` deletes the top span's words from the model's input and
 compares the drop in the probability of the predicted class with random deletions of as many words.
 Where the top span holds the word whose deletion lowers that probability most (the model's own
-*most-needed* word: leave-one-out occlusion, :func:`selfexplain.training.erasure_targets.own_effects`), the top
+*most-needed* word: leave-one-out occlusion, :func:`selfexplain.methods.training.erasure_targets.own_effects`), the top
 span's drop is the largest single-word drop of the text; elsewhere it need not beat the random words.
 This script reads a ``selfexplain sharpness`` CSV, explains its texts again, finds each text's
 most-needed word and reports the share of texts whose top span (alpha > 0) holds it, with
@@ -21,10 +21,10 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from selfexplain.pipeline import load_model
-from selfexplain.results.explanation import Explanation
-from selfexplain.sharpness.measures import positive_top_span
-from selfexplain.training.erasure_targets import own_effects, word_effects
+from selfexplain.core.pipeline import load_model
+from selfexplain.core.results.explanation import Explanation
+from selfexplain.lab.sharpness.measures import positive_top_span
+from selfexplain.methods.training.erasure_targets import own_effects, word_effects
 
 
 def needed_words(explainer, texts: Sequence[str]) -> list[tuple[int, int]]:

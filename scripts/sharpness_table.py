@@ -17,10 +17,10 @@ from pathlib import Path
 import pandas as pd
 import plotly.graph_objects as go
 
-from selfexplain.formats.examples import read_examples
-from selfexplain.pipeline import load_model
-from selfexplain.sharpness.measures import markdown_summary, summarise
-from selfexplain.sharpness.run import measure_examples
+from selfexplain.core.formats.examples import read_examples
+from selfexplain.core.pipeline import load_model
+from selfexplain.lab.sharpness.measures import markdown_summary, summarise
+from selfexplain.lab.sharpness.run import measure_examples
 from selfexplain.views.files import write_figures
 
 
@@ -62,7 +62,7 @@ def main() -> None:
         names = model.config.label_names
         examples = read_examples(args.data, txt="labelled", label_names=names, split="validation")[: args.limit]
         if model.config.head != "span":
-            from selfexplain.training.evaluation import predict_examples
+            from selfexplain.methods.training.evaluation import predict_examples
 
             result = predict_examples(model, examples, progress=False)
             summary = {"examples": float(len(examples)), "accuracy": float(result.accuracy or 0.0)}

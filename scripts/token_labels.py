@@ -18,10 +18,10 @@ import argparse
 import numpy as np
 import torch
 
-from selfexplain.distill.fidelity import decisive
-from selfexplain.formats.examples import read_examples
-from selfexplain.formats.text import TXT_MEANINGS
-from selfexplain.pipeline import load_model
+from selfexplain.core.formats.examples import read_examples
+from selfexplain.core.formats.text import TXT_MEANINGS
+from selfexplain.core.pipeline import load_model
+from selfexplain.lab.distill.fidelity import decisive
 
 BATCH = 32
 
@@ -29,7 +29,7 @@ BATCH = 32
 def token_agreement(explainer, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """Per text: the share of its tokens whose own logits give the model's label, and whether the
     model is decisive there (its two most probable labels
-    ``selfexplain.distill.fidelity.DECISIVE_MARGIN`` or more apart, as ``distill`` counts it)."""
+    ``selfexplain.lab.distill.fidelity.DECISIVE_MARGIN`` or more apart, as ``distill`` counts it)."""
     model = explainer.model
     if model.config.head != "mean":
         raise SystemExit(f"{explainer.name} is not a mean-pooling model (head {model.config.head!r})")

@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import pkgutil
 import shlex
 import sys
 import warnings
@@ -26,15 +25,15 @@ from selfexplain.cli_support import (
     check_selectivity_terms,
     read_model_examples,
 )
+from selfexplain.core.modeling.normalisers import DEFAULT_NORMALISER, normaliser_names
 from selfexplain.errors import USER_ERRORS
-from selfexplain.modeling.normalisers import DEFAULT_NORMALISER, normaliser_names
 from selfexplain.support.limits import max_chars_setting, read_limited_text
 from selfexplain.support.malloc_tuning import fix_mmap_threshold
 from selfexplain.support.terminal import printable, say, warning_line
 
 if TYPE_CHECKING:  # the document and data modules load numpy: keep them off the start-up
+    from selfexplain.core.results.document import Document
     from selfexplain.data import Example
-    from selfexplain.results.document import Document
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -174,16 +173,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def feature_command_modules() -> list[ModuleType]:
-    """Every ``selfexplain/<feature>/cli.py``: each registers its subcommands with
-    ``add_command(subparsers)`` and sets ``handler=`` on them (keep imports there lazy)."""
+    """Every feature's ``cli.py`` (``selfexplain/<feature>/cli.py`` or ``selfexplain/<floor>/<feature>/cli.py``,
+    in feature-name order): each registers its subcommands with ``add_command(subparsers)`` and sets
+    ``handler=`` on them (keep imports there lazy)."""
     import selfexplain
 
+    # look before importing: importing a package without a cli.py (explainers) would load torch
+    found = {
+        ".".join(path.relative_to(root).with_suffix("").parts)
+        for root in map(Path, selfexplain.__path__)
+        for path in [*root.glob("*/cli.py"), *root.glob("*/*/cli.py")]
+    }
     modules = []
-    for info in sorted(pkgutil.iter_modules(selfexplain.__path__), key=lambda i: i.name):
-        # look before importing: importing a package without a cli.py (explainers) would load torch
-        if not info.ispkg or not any((Path(root) / info.name / "cli.py").is_file() for root in selfexplain.__path__):
-            continue
-        name = f"selfexplain.{info.name}.cli"
+    for relative in sorted(found, key=lambda name: name.split(".")[-2]):
+        name = f"selfexplain.{relative}"
         try:
             modules.append(importlib.import_module(name))
         except ModuleNotFoundError as err:
@@ -197,9 +200,9 @@ def _label_names(text: str | None) -> list[str] | None:
 
 
 def run_train(args: argparse.Namespace) -> int:
+    from selfexplain.core.modeling.config import ModelConfig
     from selfexplain.errors import InvalidInputError
-    from selfexplain.modeling.config import ModelConfig
-    from selfexplain.training.loop import TrainOptions, train
+    from selfexplain.methods.training.loop import TrainOptions, train
 
     if not args.anneal_temperature > 0:
         raise InvalidInputError("--anneal-temperature must be above 0 (1 switches annealing off)")
@@ -211,7 +214,7 @@ def run_train(args: argparse.Namespace) -> int:
         args, args.train, names, split="train", phrases=args.phrases, min_phrase_words=args.min_phrase_words
     )
     if args.shuffle_words:
-        from selfexplain.anatomy.perturb import shuffled_examples
+        from selfexplain.lab.anatomy.perturb import shuffled_examples
 
         train_examples = shuffled_examples(train_examples, args.seed)
     dev_examples = read_model_examples(args, args.dev, names, split="validation")
@@ -279,9 +282,9 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def run_eval(args: argparse.Namespace) -> int:
-    from selfexplain.pipeline import load_model
+    from selfexplain.core.pipeline import load_model
+    from selfexplain.methods.training.evaluation import predict_examples
     from selfexplain.support.output_paths import check_output
-    from selfexplain.training.evaluation import predict_examples
 
     if args.predictions is not None:
         check_output(args.predictions)  # before the run: never a device, FIFO or link
@@ -308,7 +311,7 @@ def run_eval(args: argparse.Namespace) -> int:
     if args.record and accuracy is not None and explainer.directory is not None:
         config.metrics = {**config.metrics, "test_accuracy": accuracy, "test_examples": float(len(examples))}
         config.save(explainer.directory)
-        from selfexplain.modeling.model_card import record_evaluation
+        from selfexplain.core.modeling.model_card import record_evaluation
 
         record_evaluation(explainer.directory, config, str(args.data))
     print(json.dumps(summary))
@@ -316,8 +319,8 @@ def run_eval(args: argparse.Namespace) -> int:
 
 
 def run_explain(args: argparse.Namespace) -> int:
+    from selfexplain.core.pipeline import load_model
     from selfexplain.errors import InvalidInputError
-    from selfexplain.pipeline import load_model
 
     if (args.text is None) == (args.file is None):
         raise InvalidInputError("give the text to explain, - for standard input, or --file PATH (one of them)")
@@ -339,7 +342,7 @@ def run_explain(args: argparse.Namespace) -> int:
     if args.json:
         data = explanation.to_dict(top_k=top_k, attentions=args.attentions)
         if explanation.windows is None:  # the certificate needs the input in one encoder window
-            from selfexplain.faithfulness.flip import flip_certificate
+            from selfexplain.lab.faithfulness.flip import flip_certificate
 
             certificate = flip_certificate(explainer, text, args.pair)
             data["flip"] = certificate.to_dict() if certificate is not None else None

@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from selfexplain.core.formats.examples import read_examples
+from selfexplain.core.formats.text import TXT_HELP
 from selfexplain.data import Example
-from selfexplain.formats.examples import read_examples
-from selfexplain.formats.text import TXT_HELP
 
 if TYPE_CHECKING:  # views.files imports plotly: keep it off every command's start-up
     from selfexplain.views.files import WrittenFigures
@@ -27,7 +27,7 @@ def add_data_columns(parser: argparse.ArgumentParser) -> None:
 
 
 def add_fused_option(parser: argparse.ArgumentParser) -> None:
-    """``--no-fused``: run the span layer eager instead of natively (selfexplain.modeling.native_spans)."""
+    """``--no-fused``: run the span layer eager instead of natively (selfexplain.core.modeling.native_spans)."""
     parser.add_argument(
         "--no-fused",
         action="store_true",

@@ -1,6 +1,6 @@
 """A labelled example and its label: what training, evaluation and the analyses read.
 
-Files become examples in :mod:`selfexplain.formats` (:func:`selfexplain.formats.examples.read_examples`).
+Files become examples in :mod:`selfexplain.core.formats` (:func:`selfexplain.core.formats.examples.read_examples`).
 """
 
 from __future__ import annotations

@@ -67,7 +67,7 @@ USER_ERRORS: tuple[type[BaseException], ...] = (
 
 class SchemaError(DataError):
     """A JSON record (an Explanation, a gallery pin, a batch record) breaks the one schema
-    (:mod:`selfexplain.results.schema`); the message names the field."""
+    (:mod:`selfexplain.core.results.schema`); the message names the field."""
 
 
 class GalleryDatabaseError(RuntimeError):

@@ -15,8 +15,8 @@ os.environ.setdefault("SELFEXPLAIN_RESTRICT_MODELS", "0")
 
 from helpers import build_tiny_encoder, make_explainer  # noqa: E402
 
-from selfexplain.modeling.checkpoint import save_model  # noqa: E402
-from selfexplain.pipeline import SelfExplainer  # noqa: E402
+from selfexplain.core.modeling.checkpoint import save_model  # noqa: E402
+from selfexplain.core.pipeline import SelfExplainer  # noqa: E402
 
 
 @pytest.fixture(scope="session")

@@ -8,8 +8,8 @@ from pathlib import Path
 import torch
 from helpers import make_explainer
 
-from selfexplain.modeling.checkpoint import save_model
-from selfexplain.pipeline import SelfExplainer
+from selfexplain.core.modeling.checkpoint import save_model
+from selfexplain.core.pipeline import SelfExplainer
 
 SENTENCE = "The visuals are gorgeous, but the story is thin."
 

@@ -30,7 +30,7 @@ from transformers import (
     RobertaTokenizerFast,
 )
 
-from selfexplain.modeling.encoders import packaged_minilm_path
+from selfexplain.core.modeling.encoders import packaged_minilm_path
 
 WORDS = (
     "the a film movie story cast is was good bad great dull slow fast warm cold but and not very quite ending "

@@ -9,10 +9,10 @@ from types import ModuleType
 import torch
 from transformers import AutoTokenizer, BertConfig, BertModel
 
-from selfexplain.modeling.config import ModelConfig
-from selfexplain.modeling.encoders import packaged_minilm_path
-from selfexplain.modeling.model import SelfExplainingModel
-from selfexplain.pipeline import SelfExplainer
+from selfexplain.core.modeling.config import ModelConfig
+from selfexplain.core.modeling.encoders import packaged_minilm_path
+from selfexplain.core.modeling.model import SelfExplainingModel
+from selfexplain.core.pipeline import SelfExplainer
 
 SST5_LABELS = ["very negative", "negative", "neutral", "positive", "very positive"]
 NLI_LABELS = ["entailment", "neutral", "contradiction"]

@@ -10,11 +10,13 @@ import pytest
 import torch
 from scipy.stats import entropy as scipy_entropy
 
-from selfexplain.anatomy import figures as F
-from selfexplain.anatomy.agreement import agreement_sentences, confusion_by_layer, confusion_scores, fill
-from selfexplain.anatomy.corpus import AnatomyResult, attention_anatomy, decision_gradients
-from selfexplain.anatomy.heads import head_distance_sums, js_divergence
-from selfexplain.anatomy.perturb import (
+from selfexplain.cli import main
+from selfexplain.data import Example
+from selfexplain.lab.anatomy import figures as F
+from selfexplain.lab.anatomy.agreement import agreement_sentences, confusion_by_layer, confusion_scores, fill
+from selfexplain.lab.anatomy.corpus import AnatomyResult, attention_anatomy, decision_gradients
+from selfexplain.lab.anatomy.heads import head_distance_sums, js_divergence
+from selfexplain.lab.anatomy.perturb import (
     drop_top_span,
     edit_distance,
     example_rng,
@@ -23,11 +25,15 @@ from selfexplain.anatomy.perturb import (
     shuffle_words,
     swap_antonyms,
 )
-from selfexplain.anatomy.probing import HiddenCache, cache_hidden_states, probe_by_layer, sentence_splits, train_probe
-from selfexplain.anatomy.robustness import js_of_dicts, perturbation_study
-from selfexplain.anatomy.stats import Roles, batch_statistics, punctuation_ids
-from selfexplain.cli import main
-from selfexplain.data import Example
+from selfexplain.lab.anatomy.probing import (
+    HiddenCache,
+    cache_hidden_states,
+    probe_by_layer,
+    sentence_splits,
+    train_probe,
+)
+from selfexplain.lab.anatomy.robustness import js_of_dicts, perturbation_study
+from selfexplain.lab.anatomy.stats import Roles, batch_statistics, punctuation_ids
 
 # Sequence: [CLS] a , b [SEP] <pad>; one layer, one head, rows hand-written.
 ATTN = torch.tensor(
@@ -248,7 +254,7 @@ def test_agreement_sentences_and_scores(tiny_explainer) -> None:
 
 
 def test_cli_commands_write_results(tiny_explainer, tmp_path: Path, capsys) -> None:
-    from selfexplain.modeling.checkpoint import save_model
+    from selfexplain.core.modeling.checkpoint import save_model
 
     model = tmp_path / "model"
     save_model(tiny_explainer.model, tiny_explainer.tokenizer, model)
@@ -269,8 +275,8 @@ def test_cli_commands_write_results(tiny_explainer, tmp_path: Path, capsys) -> N
 
 
 def test_shuffled_training_examples_keep_words_and_labels() -> None:
-    from selfexplain.anatomy.perturb import shuffled_examples
     from selfexplain.data import Example
+    from selfexplain.lab.anatomy.perturb import shuffled_examples
 
     rows = [Example("the film was very good indeed", None, 1), Example("a man sleeps", "someone rests now", 0)]
     once, again = shuffled_examples(rows, seed=5), shuffled_examples(rows, seed=5)

@@ -1,4 +1,4 @@
-"""The one registry of named perturbations (selfexplain/anatomy/perturb.py, a
+"""The one registry of named perturbations (selfexplain/lab/anatomy/perturb.py, a
 selfexplain.support.registry.Registry): the names and titles are read from it, the registered perturbations
 give the texts of the dispatch the corpus study and the Adversarial page each wrote out before (issue 25
 item 2), and the page reads it instead of dispatching itself. The old dispatch below is a record of the old
@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from selfexplain.anatomy.perturb import (
+from selfexplain.core.results.explanation import Explanation
+from selfexplain.lab.anatomy.perturb import (
     PERTURBATION_TITLES,
     PERTURBATIONS,
     REGISTRY,
@@ -26,8 +27,7 @@ from selfexplain.anatomy.perturb import (
     shuffle_words,
     swap_antonyms,
 )
-from selfexplain.anatomy.robustness import perturb_texts
-from selfexplain.results.explanation import Explanation
+from selfexplain.lab.anatomy.robustness import perturb_texts
 
 PAGE = Path(__file__).resolve().parents[1] / "pages" / "5_Adversarial.py"
 OLD_NAMES = ("shuffle", "distractor", "drop_top_span", "drop_top_attention", "antonyms")  # the old dispatch's

@@ -10,7 +10,7 @@ import pytest
 from helpers import make_explainer
 from streamlit.testing.v1 import AppTest
 
-from selfexplain.modeling.checkpoint import save_model
+from selfexplain.core.modeling.checkpoint import save_model
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
@@ -139,7 +139,7 @@ def test_a_link_with_new_text_replaces_the_old_input(models_dir: Path) -> None:
 
 def test_reruns_of_a_long_text_build_no_download(models_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The JSON (every span) and HTML downloads are built when clicked, never on a rerun."""
-    from selfexplain.results.explanation import Explanation
+    from selfexplain.core.results.explanation import Explanation
     from selfexplain.views import html_report
 
     calls: list[str] = []

@@ -34,7 +34,7 @@ def test_a_session_keeps_no_explanation_of_an_earlier_input(tiny_model_dir: Path
     import gc
 
     from pages.ui.loading import results_cache
-    from selfexplain.results.explanation import Explanation
+    from selfexplain.core.results.explanation import Explanation
 
     monkeypatch.setenv("SELFEXPLAIN_MODELS_DIR", str(tiny_model_dir.parent))
     results_cache.clear()

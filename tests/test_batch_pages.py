@@ -8,7 +8,7 @@ from helpers import build_tiny_encoder, make_explainer, open_page
 from streamlit.testing.v1 import AppTest
 
 from selfexplain.batch.export import to_jsonl
-from selfexplain.modeling.checkpoint import save_model
+from selfexplain.core.modeling.checkpoint import save_model
 
 ROOT = Path(__file__).resolve().parents[1]
 BATCH = str(ROOT / "pages" / "6_Batch.py")

@@ -16,7 +16,7 @@ from selfexplain.batch.reader import BatchInputError, Row, RowReader
 from selfexplain.batch.records import entropy
 from selfexplain.batch.runner import BatchOptions, explain_window, run_batch
 from selfexplain.cli import main
-from selfexplain.pipeline import SelfExplainer
+from selfexplain.core.pipeline import SelfExplainer
 from selfexplain.support.progress_log import iter_rows
 
 WORDS = "good bad plot actors boring lovely slow fun dull bright story film".split()

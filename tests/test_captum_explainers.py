@@ -8,15 +8,15 @@ import pytest
 import torch
 from helpers import make_explainer
 
-from selfexplain.explainers import ALIASES, METHODS, get_method
-from selfexplain.explainers.base import Instance, embedding_gradients, word_embeddings
-from selfexplain.explainers.deeplift import DeepLiftMethod
-from selfexplain.explainers.feature_ablation import FeatureAblationMethod
-from selfexplain.explainers.integrated_gradients import IntegratedGradientsMethod
-from selfexplain.explainers.kernel_shap import KernelShapMethod
-from selfexplain.explainers.lime import LimeMethod
-from selfexplain.explainers.window_occlusion import OcclusionMethod
-from selfexplain.pipeline import SelfExplainer
+from selfexplain.core.pipeline import SelfExplainer
+from selfexplain.methods.explainers import ALIASES, METHODS, get_method
+from selfexplain.methods.explainers.base import Instance, embedding_gradients, word_embeddings
+from selfexplain.methods.explainers.deeplift import DeepLiftMethod
+from selfexplain.methods.explainers.feature_ablation import FeatureAblationMethod
+from selfexplain.methods.explainers.integrated_gradients import IntegratedGradientsMethod
+from selfexplain.methods.explainers.kernel_shap import KernelShapMethod
+from selfexplain.methods.explainers.lime import LimeMethod
+from selfexplain.methods.explainers.window_occlusion import OcclusionMethod
 
 CAPTUM = ("saliency", "input_x_gradient", "deeplift", "feature_ablation", "occlusion", "lime", "kernel_shap")
 TEXT = "The visuals are gorgeous, but the story is thin."

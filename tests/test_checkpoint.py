@@ -6,9 +6,9 @@ import pytest
 import torch
 from helpers import make_explainer
 
-from selfexplain.inputs import encode
-from selfexplain.modeling.checkpoint import ModelDirectoryError, atomic_directory, load_model_directory, save_model
-from selfexplain.modeling.encoders import UnsafeWeightsError
+from selfexplain.core.inputs import encode
+from selfexplain.core.modeling.checkpoint import ModelDirectoryError, atomic_directory, load_model_directory, save_model
+from selfexplain.core.modeling.encoders import UnsafeWeightsError
 
 
 def _logits(explainer, texts):

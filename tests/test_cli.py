@@ -62,7 +62,7 @@ def test_eval_writes_predictions(tiny_model_dir: Path, tmp_path: Path, capsys: p
 def test_eval_record_stores_test_accuracy(tiny_model_dir: Path, tmp_path: Path, capsys) -> None:
     import shutil
 
-    from selfexplain.modeling.config import ModelConfig
+    from selfexplain.core.modeling.config import ModelConfig
 
     copy = tmp_path / "copy"
     shutil.copytree(tiny_model_dir, copy)
@@ -85,8 +85,8 @@ def test_train_with_shuffled_words(tiny_encoder: Path, tmp_path: Path, capsys) -
 
 
 def test_train_uniform_alpha_on_windows_keeps_its_settings(tiny_encoder: Path, tmp_path: Path, capsys) -> None:
-    from selfexplain.modeling.config import ModelConfig
-    from selfexplain.pipeline import load_model
+    from selfexplain.core.modeling.config import ModelConfig
+    from selfexplain.core.pipeline import load_model
 
     data = tmp_path / "train.txt"
     long_text = " ".join(["a long and winding film"] * 8)

@@ -10,7 +10,12 @@ import pytest
 import torch
 from helpers import make_explainer
 
-from selfexplain.analysis.compare import (
+from selfexplain.core.modeling.checkpoint import save_model
+from selfexplain.core.pipeline import SelfExplainer
+from selfexplain.core.results.explanation import Explanation, Token
+from selfexplain.core.results.words import word_view
+from selfexplain.errors import InvalidInputError
+from selfexplain.methods.analysis.compare import (
     Side,
     alpha_on_axis,
     check_compatible,
@@ -23,11 +28,6 @@ from selfexplain.analysis.compare import (
     rank_agreement,
     rank_biased_overlap,
 )
-from selfexplain.errors import InvalidInputError
-from selfexplain.modeling.checkpoint import save_model
-from selfexplain.pipeline import SelfExplainer
-from selfexplain.results.explanation import Explanation, Token
-from selfexplain.results.words import word_view
 from selfexplain.views.compare import agreement_caption, agreement_figure, axis_grid_figure, gradient_figure
 from selfexplain.views.style import HIGHLIGHT, PALETTE
 
@@ -256,7 +256,7 @@ def test_default_partner_is_a_self_explaining_model_of_the_same_task(
 
 
 def test_the_rank_chart_reads_when_one_alpha_is_one_hot() -> None:
-    from selfexplain.analysis.compare import WordAxis, rank_agreement
+    from selfexplain.methods.analysis.compare import WordAxis, rank_agreement
     from selfexplain.views.compare import agreement_figure
 
     count = 40

@@ -14,7 +14,7 @@ import pytest
 from browser_support import CHROMIUM, DONE, app_server, chromium
 from helpers import make_explainer
 
-from selfexplain.modeling.checkpoint import save_model
+from selfexplain.core.modeling.checkpoint import save_model
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "artifacts"

@@ -9,7 +9,7 @@ import pytest
 from helpers import make_explainer
 from streamlit.testing.v1 import AppTest
 
-from selfexplain.modeling.checkpoint import save_model
+from selfexplain.core.modeling.checkpoint import save_model
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "1_Compare.py")
 TEXT = "The visuals are gorgeous, but the story is thin."

@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 import torch
 
-import selfexplain.modeling.model as model_module
-from selfexplain.modeling.checkpoint import load_model_directory, save_model
-from selfexplain.modeling.config import ModelConfig
-from selfexplain.modeling.families import cut_encoder
-from selfexplain.modeling.model import SelfExplainingModel
-from selfexplain.pipeline import SelfExplainer, load_model
+import selfexplain.core.modeling.model as model_module
+from selfexplain.core.modeling.checkpoint import load_model_directory, save_model
+from selfexplain.core.modeling.config import ModelConfig
+from selfexplain.core.modeling.families import cut_encoder
+from selfexplain.core.modeling.model import SelfExplainingModel
+from selfexplain.core.pipeline import SelfExplainer, load_model
 
 TEXT = "Despite a sluggish first act, the film finds its footing and the final scenes make it unforgettable."
 

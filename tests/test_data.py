@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from selfexplain.core.formats.examples import read_examples
 from selfexplain.data import DataError, Example
-from selfexplain.formats.examples import read_examples
 
 
 def test_sst_lines(tmp_path: Path) -> None:
@@ -69,7 +69,7 @@ def test_hf_dataset_without_package_is_clear() -> None:
 
 
 def test_columns_found_by_their_usual_names(tmp_path) -> None:
-    from selfexplain.formats.examples import read_examples
+    from selfexplain.core.formats.examples import read_examples
 
     pairs = tmp_path / "nli.tsv"
     pairs.write_text("sentence1\tsentence2\tgold\nA man sleeps.\tSomeone rests.\t0\n", encoding="utf-8")

@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 from helpers import load_script, make_explainer
 
-from selfexplain.modeling.checkpoint import save_model
-from selfexplain.sharpness.measures import positive_top_span, span_words, words_of
-from selfexplain.sharpness.measures_model import without_words
+from selfexplain.core.modeling.checkpoint import save_model
+from selfexplain.lab.sharpness.measures import positive_top_span, span_words, words_of
+from selfexplain.lab.sharpness.measures_model import without_words
 
 TEXTS = ["the acting was wooden and it dragged", "a fine film", "not bad at all , in fact rather good !"]
 

@@ -23,9 +23,9 @@ from transformers import (
 )
 
 from selfexplain.cli import main
-from selfexplain.distill.fidelity import agreement_by_margin, describe_bands, measure_fidelity, split_indices
-from selfexplain.modeling.config import ModelConfig
-from selfexplain.modeling.model_card import read_model_card
+from selfexplain.core.modeling.config import ModelConfig
+from selfexplain.core.modeling.model_card import read_model_card
+from selfexplain.lab.distill.fidelity import agreement_by_margin, describe_bands, measure_fidelity, split_indices
 
 LABELS = {0: "bad", 1: "so-so", 2: "good"}
 
@@ -271,7 +271,7 @@ def test_distill_a_selfexplain_baseline_starts_from_its_encoder_and_output_layer
 ) -> None:
     from helpers import SST5_LABELS, make_explainer
 
-    from selfexplain.modeling.checkpoint import save_model
+    from selfexplain.core.modeling.checkpoint import save_model
 
     baseline = make_explainer(tiny_encoder, seed=6, head="mean")
     save_model(baseline.model, baseline.tokenizer, tmp_path / "baseline")
@@ -291,9 +291,9 @@ def test_a_pretrained_encoder_student_copies_nothing_from_the_teacher(
 ) -> None:
     from helpers import make_explainer
 
-    from selfexplain.modeling.checkpoint import save_model
-    from selfexplain.modeling.encoders import load_encoder
-    from selfexplain.pipeline import load_model
+    from selfexplain.core.modeling.checkpoint import save_model
+    from selfexplain.core.modeling.encoders import load_encoder
+    from selfexplain.core.pipeline import load_model
 
     baseline = make_explainer(tiny_encoder, seed=6, head="mean")
     generator = torch.Generator().manual_seed(9)
@@ -328,7 +328,7 @@ def test_the_student_takes_the_shipped_recipe_span_options(
 ) -> None:
     """A surrogate can be built with the shipped models' recipe: span vectors from an inner layer, a width
     limit, a length prior; a bad value is refused in one line before the teacher labels anything."""
-    from selfexplain.pipeline import load_model
+    from selfexplain.core.pipeline import load_model
 
     teacher = bert_teacher(tiny_encoder, tmp_path / "teacher")
     texts = _texts(tmp_path / "texts.txt")
@@ -353,7 +353,7 @@ def test_the_student_takes_the_complement_sufficiency_and_removal_terms(
     """``--complement-weight``, ``--sufficiency-weight`` and ``--removal-weight`` reach the training loop
     (each term is computed on every batch and recorded in the run's options); a negative weight is refused
     in one line."""
-    from selfexplain.training import loop
+    from selfexplain.methods.training import loop
 
     calls = {"complement": 0, "sufficiency": 0, "removal": 0}
 
@@ -387,7 +387,7 @@ def test_the_student_takes_the_complement_sufficiency_and_removal_terms(
 def test_a_selfexplain_teacher_on_the_packaged_encoder_reads_with_the_hub_off(monkeypatch: pytest.MonkeyPatch) -> None:
     """The app switches the Hub off; the shipped baseline names its encoder by the packaged alias
     (all-MiniLM-L6-v2), which is a folder on this machine, not a Hub id: its surrogate check must run."""
-    from selfexplain.distill.teacher import read_teacher
+    from selfexplain.lab.distill.teacher import read_teacher
 
     monkeypatch.setenv("SELFEXPLAIN_HUB", "0")
     teacher = read_teacher("sst5-minilm-mean")
@@ -399,7 +399,7 @@ def test_dropout_reaches_the_head_and_every_encoder_layer_while_training(
 ) -> None:
     """``--dropout 0`` sets the head's rate (saved in the student's config) and every encoder dropout layer
     for the run (recorded in its options); a rate outside [0, 1) is refused in one line."""
-    from selfexplain.training import loop
+    from selfexplain.methods.training import loop
 
     seen: list[list[float]] = []
 

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from selfexplain.core.modeling.config import ModelConfig
+from selfexplain.core.modeling.model_card import read_model_card
+from selfexplain.core.pipeline import SelfExplainer
 from selfexplain.data import Example
-from selfexplain.distill.carrier import CARRIER_SHARE, TopSpanRepeat, top_span_repeat
-from selfexplain.distill.fidelity import Fidelity
-from selfexplain.distill.record import record_distillation
-from selfexplain.modeling.config import ModelConfig
-from selfexplain.modeling.model_card import read_model_card
-from selfexplain.pipeline import SelfExplainer
-from selfexplain.sharpness.measures import top_span_text
+from selfexplain.lab.distill.carrier import CARRIER_SHARE, TopSpanRepeat, top_span_repeat
+from selfexplain.lab.distill.fidelity import Fidelity
+from selfexplain.lab.distill.record import record_distillation
+from selfexplain.lab.sharpness.measures import top_span_text
 
 TEXTS = [
     f"the film was {w} and the cast was {v} ."

@@ -12,11 +12,17 @@ from safetensors.torch import load_file
 from test_distill import _distill, _texts, bert_teacher
 from transformers import AutoTokenizer
 
+from selfexplain.core.inputs import plan_inputs
 from selfexplain.data import Example
-from selfexplain.distill.erasure import erasure_effects, pack, unpack
-from selfexplain.distill.teacher import read_teacher, teacher_probabilities
-from selfexplain.inputs import plan_inputs
-from selfexplain.training.erasure_targets import cut_variants, token_effects, word_cuts, word_effects, word_spans
+from selfexplain.lab.distill.erasure import erasure_effects, pack, unpack
+from selfexplain.lab.distill.teacher import read_teacher, teacher_probabilities
+from selfexplain.methods.training.erasure_targets import (
+    cut_variants,
+    token_effects,
+    word_cuts,
+    word_effects,
+    word_spans,
+)
 
 
 @pytest.fixture(scope="module")
@@ -74,8 +80,8 @@ def test_pairs_are_refused_in_one_line(
 def test_distill_caches_the_effects_of_the_chosen_texts_and_trains_on_them(
     teacher: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from selfexplain.distill import erasure
-    from selfexplain.training import loop
+    from selfexplain.lab.distill import erasure
+    from selfexplain.methods.training import loop
 
     calls: list[float] = []
     temperatures: set[float] = set()
@@ -109,7 +115,7 @@ def test_distill_caches_the_effects_of_the_chosen_texts_and_trains_on_them(
 def test_own_effects_are_the_models_own_probability_drop(tiny_encoder: Path) -> None:
     from conftest import make_explainer
 
-    from selfexplain.training.erasure_targets import own_effects
+    from selfexplain.methods.training.erasure_targets import own_effects
 
     explainer = make_explainer(tiny_encoder, seed=3)
     model, tokenizer = explainer.model, explainer.tokenizer
@@ -139,7 +145,7 @@ def test_with_own_effects_mixes_only_the_texts_that_have_effects(
 ) -> None:
     from conftest import make_explainer
 
-    from selfexplain.training import erasure_targets as erasure
+    from selfexplain.methods.training import erasure_targets as erasure
 
     explainer = make_explainer(tiny_encoder, seed=3)
     texts = ["a good film", "dull", "a slow , boring plot"]
@@ -179,8 +185,8 @@ def test_own_erasure_options_are_checked_in_one_line(
 def test_own_erasure_reads_the_student_from_its_epoch_on(
     teacher: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from selfexplain.training import erasure_targets as erasure
-    from selfexplain.training import loop
+    from selfexplain.methods.training import erasure_targets as erasure
+    from selfexplain.methods.training import loop
 
     epochs: list[int] = []
     reads = erasure.own_effects

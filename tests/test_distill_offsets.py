@@ -11,11 +11,11 @@ import torch
 from helpers import make_explainer
 from test_distill import _distill, _texts, bert_teacher
 
-from selfexplain.distill.fidelity import measure_fidelity
-from selfexplain.distill.offsets import applied_offsets, describe_offsets, fit_label_offsets
-from selfexplain.modeling.checkpoint import load_model_directory, save_model, shift_output_bias
-from selfexplain.modeling.config import ModelConfig
-from selfexplain.modeling.model_card import read_model_card
+from selfexplain.core.modeling.checkpoint import load_model_directory, save_model, shift_output_bias
+from selfexplain.core.modeling.config import ModelConfig
+from selfexplain.core.modeling.model_card import read_model_card
+from selfexplain.lab.distill.fidelity import measure_fidelity
+from selfexplain.lab.distill.offsets import applied_offsets, describe_offsets, fit_label_offsets
 
 
 def test_the_fit_finds_a_students_lean_and_removes_it() -> None:

@@ -1,5 +1,5 @@
 """``selfexplain fidelity --deletion``: does deleting a surrogate's top span move its teacher more than
-deleting a random span (:mod:`selfexplain.distill.transfer`)?"""
+deleting a random span (:mod:`selfexplain.lab.distill.transfer`)?"""
 
 from __future__ import annotations
 
@@ -22,10 +22,10 @@ def test_teacher_deletion_of_a_model_against_itself_is_its_own_deletion_measure(
     ``deletion_beats_random`` (same places, same seed): the measure reads the teacher's drops."""
     import numpy as np
 
-    from selfexplain.distill.predictor import load_teacher
-    from selfexplain.distill.transfer import teacher_deletion
-    from selfexplain.pipeline import load_model
-    from selfexplain.sharpness.run import measure_examples
+    from selfexplain.core.pipeline import load_model
+    from selfexplain.lab.distill.predictor import load_teacher
+    from selfexplain.lab.distill.transfer import teacher_deletion
+    from selfexplain.lab.sharpness.run import measure_examples
 
     explainer = load_model(str(tiny_model_dir))
     texts = ["a dull and long film", "bright warm fun all through the night", "the plot is thin", "so slow"] * 3

@@ -12,9 +12,9 @@ from helpers import make_explainer
 from streamlit.testing.v1 import AppTest
 
 from selfexplain.cli import main
+from selfexplain.core.modeling.checkpoint import save_model
+from selfexplain.core.modeling.normalisers import entmax15, on_candidates, sparsemax
 from selfexplain.errors import InvalidInputError
-from selfexplain.modeling.checkpoint import save_model
-from selfexplain.modeling.normalisers import entmax15, on_candidates, sparsemax
 from selfexplain.support.limits import MAX_CHARS_VARIABLE, max_chars_setting, max_input_chars, max_spans
 from selfexplain.views.document import (
     document_highlight_html,
@@ -189,7 +189,7 @@ def test_highlight_shows_the_paragraphs_the_spans_touch_escaped(tiny_encoder: Pa
 
 
 def test_explain_long_refuses_what_a_dense_grid_cannot_hold(explainer, monkeypatch) -> None:
-    monkeypatch.setattr("selfexplain.inputs.windows.DENSE_MAX_TOKENS", 100)
+    monkeypatch.setattr("selfexplain.core.inputs.windows.DENSE_MAX_TOKENS", 100)
     with pytest.raises(InvalidInputError, match="explain_document"):
         explainer.explain_long(long_text())
     assert explainer.explain_document(long_text()).num_tokens > 100

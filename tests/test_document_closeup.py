@@ -11,7 +11,7 @@ import pytest
 from helpers import make_explainer
 from streamlit.testing.v1 import AppTest
 
-from selfexplain.modeling.checkpoint import save_model
+from selfexplain.core.modeling.checkpoint import save_model
 from selfexplain.views.document import part_word_attention_figure, parts_overview_figure
 from selfexplain.views.figures import span_grid_figure
 

@@ -8,7 +8,7 @@ import pytest
 from helpers import make_explainer
 from streamlit.testing.v1 import AppTest
 
-from selfexplain.modeling.checkpoint import save_model
+from selfexplain.core.modeling.checkpoint import save_model
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
@@ -61,7 +61,7 @@ def test_the_server_keeps_two_window_attentions_and_documents_within_the_byte_bu
     of three texts runs the model again."""
     from pages.parts import document_panel
     from pages.ui.loading import results_cache
-    from selfexplain.pipeline import SelfExplainer
+    from selfexplain.core.pipeline import SelfExplainer
 
     calls: list[str] = []
     original_document, original_window = SelfExplainer.explain_document, SelfExplainer.window_attentions

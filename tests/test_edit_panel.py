@@ -9,7 +9,7 @@ import pytest
 from helpers import make_explainer
 from streamlit.testing.v1 import AppTest
 
-from selfexplain.modeling.checkpoint import save_model
+from selfexplain.core.modeling.checkpoint import save_model
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 TEXT = "the film is slow but warm"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from selfexplain.analysis.edits import Edit, alpha_change, apply_edit, word_extents
+from selfexplain.core.results.words import word_view
 from selfexplain.errors import InvalidInputError
-from selfexplain.results.words import word_view
+from selfexplain.methods.analysis.edits import Edit, alpha_change, apply_edit, word_extents
 
 TEXT = "the film is  slow but warm"
 

@@ -15,9 +15,9 @@ import pytest
 from evidence_models import SENTENCE, save_sparse, sparse_explainer
 from test_explanation import make_explanation
 
-from selfexplain.pipeline import SelfExplainer
-from selfexplain.results.explanation import Explanation, Token, evidence_ranks
-from selfexplain.results.words import group_span_at, word_view
+from selfexplain.core.pipeline import SelfExplainer
+from selfexplain.core.results.explanation import Explanation, Token, evidence_ranks
+from selfexplain.core.results.words import group_span_at, word_view
 from selfexplain.views.evidence import selected_caption, weight_sentence
 from selfexplain.views.figures import grid_data, span_grid_figure, span_table
 from selfexplain.views.highlight import highlight_html

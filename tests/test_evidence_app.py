@@ -11,8 +11,8 @@ from evidence_models import SENTENCE, save_sparse
 from helpers import make_explainer
 from streamlit.testing.v1 import AppTest
 
-from selfexplain.modeling.checkpoint import save_model
-from selfexplain.pipeline import load_model
+from selfexplain.core.modeling.checkpoint import save_model
+from selfexplain.core.pipeline import load_model
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")

@@ -7,10 +7,10 @@ import pytest
 import torch
 
 from selfexplain.errors import InvalidInputError
-from selfexplain.explainers import METHODS, get_method
-from selfexplain.explainers.alpha import covering_mass
-from selfexplain.explainers.integrated_gradients import IntegratedGradientsMethod
-from selfexplain.explainers.occlusion import perturbed_inputs, predict_kept
+from selfexplain.methods.explainers import METHODS, get_method
+from selfexplain.methods.explainers.alpha import covering_mass
+from selfexplain.methods.explainers.integrated_gradients import IntegratedGradientsMethod
+from selfexplain.methods.explainers.occlusion import perturbed_inputs, predict_kept
 
 TEXT = "The visuals are gorgeous, but the story is thin."
 
@@ -124,7 +124,7 @@ def test_leave_one_out_is_the_probability_drop(tiny_explainer) -> None:
 def test_attention_rows_and_position_prior(tiny_explainer) -> None:
     """The row-based attention scores average the real tokens' rows of the read layer; the prior is
     (t + 1)(T - t) per text."""
-    from selfexplain.explainers.attention_cls import attention_maps
+    from selfexplain.methods.explainers.attention_cls import attention_maps
 
     instance = tiny_explainer.instance("a quiet and moving film")
     maps = attention_maps(instance)

@@ -1,4 +1,4 @@
-"""The self-filled registry of attribution methods (selfexplain/explainers/registry.py, a
+"""The self-filled registry of attribution methods (selfexplain/methods/explainers/registry.py, a
 selfexplain.support.registry.Registry): every method module's class is in it, the default sets (the CLI's,
 the lab's and the page's) are read from the methods' own flags, and the alias input_x_gradient is
 grad_x_input. No list of methods is written here: a new method module needs no edit of this file."""
@@ -13,9 +13,11 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-import selfexplain.explainers as explainers
+import selfexplain.methods.explainers as explainers
 from selfexplain.errors import InvalidInputError
-from selfexplain.explainers import (
+from selfexplain.lab.faithfulness.cli import default_explainers
+from selfexplain.lab.faithfulness.experiment import FAST_EXPLAINERS, LabOptions
+from selfexplain.methods.explainers import (
     ALIASES,
     CORE_METHODS,
     FAST_METHODS,
@@ -26,11 +28,9 @@ from selfexplain.explainers import (
     method_label,
     method_names,
 )
-from selfexplain.explainers.base import AttributionMethod
-from selfexplain.explainers.grad_x_input import GradXInputMethod
-from selfexplain.explainers.registry import register
-from selfexplain.faithfulness.cli import default_explainers
-from selfexplain.faithfulness.experiment import FAST_EXPLAINERS, LabOptions
+from selfexplain.methods.explainers.base import AttributionMethod
+from selfexplain.methods.explainers.grad_x_input import GradXInputMethod
+from selfexplain.methods.explainers.registry import register
 
 TEXT = "The visuals are gorgeous, but the story is thin."
 
@@ -39,7 +39,7 @@ def module_classes() -> dict[str, type[AttributionMethod]]:
     """Every class of a module of the package that sets its own ``name``, found by reading the modules."""
     found: dict[str, type[AttributionMethod]] = {}
     for info in pkgutil.iter_modules(explainers.__path__):
-        module = importlib.import_module(f"selfexplain.explainers.{info.name}")
+        module = importlib.import_module(f"selfexplain.methods.explainers.{info.name}")
         for _, cls in inspect.getmembers(module, inspect.isclass):
             if issubclass(cls, AttributionMethod) and cls.__module__ == module.__name__ and cls.__dict__.get("name"):
                 found[cls.name] = cls
@@ -81,9 +81,9 @@ def test_the_cli_runs_the_core_set_when_not_told(monkeypatch: pytest.MonkeyPatch
         raise _Stop
 
     model = SimpleNamespace(config=SimpleNamespace(label_names=("neg", "pos")))
-    monkeypatch.setattr("selfexplain.faithfulness.experiment.run_lab", stop)
-    monkeypatch.setattr("selfexplain.pipeline.load_model", lambda *args, **kwargs: model)
-    monkeypatch.setattr("selfexplain.faithfulness.cli.read_model_examples", lambda *args, **kwargs: [])
+    monkeypatch.setattr("selfexplain.lab.faithfulness.experiment.run_lab", stop)
+    monkeypatch.setattr("selfexplain.core.pipeline.load_model", lambda *args, **kwargs: model)
+    monkeypatch.setattr("selfexplain.lab.faithfulness.cli.read_model_examples", lambda *args, **kwargs: [])
     for extra, expected in (([], CORE_METHODS), (["--explainers", " alpha, loo,"], ("alpha", "loo"))):
         with pytest.raises(_Stop):
             main(["faithfulness", "--data", "x.txt", "--out", str(tmp_path), "--no-progress", *extra])

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from selfexplain.results.explanation import Explanation, Token, disjoint_spans
+from selfexplain.core.results.explanation import Explanation, Token, disjoint_spans
 
 
 def make_explanation(seed: int = 0, n: int = 6) -> Explanation:

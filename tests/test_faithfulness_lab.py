@@ -11,8 +11,8 @@ import pytest
 
 from selfexplain.data import Example
 from selfexplain.errors import InvalidInputError
-from selfexplain.faithfulness import alpha_tests, figures, summary
-from selfexplain.faithfulness.experiment import RESULTS_FILE, LabOptions, run_lab
+from selfexplain.lab.faithfulness import alpha_tests, figures, summary
+from selfexplain.lab.faithfulness.experiment import RESULTS_FILE, LabOptions, run_lab
 from selfexplain.support.progress_log import iter_rows
 
 TEXTS = ["good plot bad acting", "a dull, lifeless film", "sweet and funny", "the story is thin"]
@@ -83,7 +83,7 @@ def test_cli_writes_the_report(tiny_encoder, tmp_path: Path) -> None:
     from helpers import make_explainer
 
     from selfexplain.cli import main
-    from selfexplain.modeling.checkpoint import save_model
+    from selfexplain.core.modeling.checkpoint import save_model
 
     explainer = make_explainer(tiny_encoder, seed=3)
     save_model(explainer.model, explainer.tokenizer, tmp_path / "model")
@@ -114,7 +114,7 @@ def test_cli_writes_the_report(tiny_encoder, tmp_path: Path) -> None:
 
 
 def test_two_worker_processes_give_the_single_process_rows(tiny_model_dir: Path, tmp_path: Path) -> None:
-    from selfexplain.pipeline import load_model
+    from selfexplain.core.pipeline import load_model
 
     model = load_model(tiny_model_dir)
     examples = [Example(t, label=i % 5) for i, t in enumerate(TEXTS)]

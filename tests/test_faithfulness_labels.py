@@ -7,12 +7,12 @@ import html
 
 import pandas as pd
 
-from selfexplain.explainers import METHODS
-from selfexplain.faithfulness import figures
-from selfexplain.faithfulness.experiment import FAST_EXPLAINERS, LabOptions
-from selfexplain.faithfulness.labels import axis_label, method_label, metric_legend, readable
-from selfexplain.faithfulness.metrics import METRICS
-from selfexplain.faithfulness.summary import TOKEN_METRICS
+from selfexplain.lab.faithfulness import figures
+from selfexplain.lab.faithfulness.experiment import FAST_EXPLAINERS, LabOptions
+from selfexplain.lab.faithfulness.labels import axis_label, method_label, metric_legend, readable
+from selfexplain.lab.faithfulness.metrics import METRICS
+from selfexplain.lab.faithfulness.summary import TOKEN_METRICS
+from selfexplain.methods.explainers import METHODS
 
 SUMMARY = pd.DataFrame(
     {

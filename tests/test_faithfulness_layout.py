@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 from helpers import open_page
 
-from selfexplain.faithfulness import figures
-from selfexplain.faithfulness.labels import column_specs, readable
-from selfexplain.faithfulness.metrics import METRICS
+from selfexplain.lab.faithfulness import figures
+from selfexplain.lab.faithfulness.labels import column_specs, readable
+from selfexplain.lab.faithfulness.metrics import METRICS
 from selfexplain.views.style import MODEBAR_ROOM, TITLE_SIZE
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "2_Faithfulness.py")

@@ -25,7 +25,7 @@ def test_page_runs_a_small_experiment(tiny_model_dir: Path) -> None:
     intro = " ".join(m.value for m in at.markdown)
     assert "faithful" in intro and "removes words" in intro  # a plain-language introduction on landing
     assert not at.get("plotly_chart") and not at.dataframe  # nothing computed before Run
-    from selfexplain.faithfulness.experiment import FAST_EXPLAINERS
+    from selfexplain.lab.faithfulness.experiment import FAST_EXPLAINERS
 
     assert at.multiselect(key="explainers").value == list(FAST_EXPLAINERS)  # LIME, KernelSHAP opt-in
     at.slider(key="sample_size").set_value(2)

@@ -14,19 +14,19 @@ from helpers import make_explainer
 from streamlit.testing.v1 import AppTest
 from transformers import AutoTokenizer, GPT2Config, MPNetConfig, XLMRobertaConfig
 
-from selfexplain.anatomy.stats import punctuation_ids
 from selfexplain.batch.reader import RowReader
 from selfexplain.batch.runner import BatchOptions, run_batch
 from selfexplain.cli import main
+from selfexplain.core.modeling.checkpoint import save_model
+from selfexplain.core.modeling.config import ModelConfig
+from selfexplain.core.modeling.families import Family, family_of
+from selfexplain.core.modeling.model import SelfExplainingModel
+from selfexplain.core.pipeline import SelfExplainer, load_model
 from selfexplain.data import Example
-from selfexplain.faithfulness.experiment import LabOptions, run_lab
-from selfexplain.modeling.checkpoint import save_model
-from selfexplain.modeling.config import ModelConfig
-from selfexplain.modeling.families import Family, family_of
-from selfexplain.modeling.model import SelfExplainingModel
-from selfexplain.pipeline import SelfExplainer, load_model
+from selfexplain.lab.anatomy.stats import punctuation_ids
+from selfexplain.lab.faithfulness.experiment import LabOptions, run_lab
+from selfexplain.methods.training.loop import TrainOptions, train
 from selfexplain.support.progress_log import iter_rows
-from selfexplain.training.loop import TrainOptions, train
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 LONG = " ".join(["the film is good but slow and the ending is dull"] * 30)  # ~330 tokens: windows of 128

@@ -7,7 +7,7 @@ from itertools import combinations
 
 import numpy as np
 
-from selfexplain.faithfulness.flip import flip_certificate, smallest_flip, subsets_by_size
+from selfexplain.lab.faithfulness.flip import flip_certificate, smallest_flip, subsets_by_size
 
 
 def brute_force(alpha: np.ndarray, contributions: np.ndarray, bias: np.ndarray, top: int) -> tuple[int, ...] | None:
@@ -49,7 +49,7 @@ def test_smallest_flip_matches_brute_force() -> None:
 
 def test_certificate_in_the_explain_json(tiny_model_dir, capsys) -> None:
     from selfexplain.cli import main
-    from selfexplain.pipeline import load_model
+    from selfexplain.core.pipeline import load_model
 
     text = "A dull, lifeless and overlong film with one bright moment."
     assert main(["explain", text, "--model", str(tiny_model_dir), "--json"]) == 0

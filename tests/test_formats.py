@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from selfexplain.cli import build_parser, main
+from selfexplain.core.formats.examples import read_example_bytes, read_examples
+from selfexplain.core.formats.records import Record, Records, guess_columns
+from selfexplain.core.formats.text import FormatError, detect_format
 from selfexplain.data import Example
 from selfexplain.errors import DataError
-from selfexplain.formats.examples import read_example_bytes, read_examples
-from selfexplain.formats.records import Record, Records, guess_columns
-from selfexplain.formats.text import FormatError, detect_format
 
 NAMES = ["neg", "pos"]
 

@@ -1,4 +1,4 @@
-"""The accepted file suffixes live in selfexplain.formats (issue 25 item 2): the format detector reads them,
+"""The accepted file suffixes live in selfexplain.core.formats (issue 25 item 2): the format detector reads them,
 and every upload box of the app passes them (or the subset of some formats) as its ``type``."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 from helpers import open_page
 
 from selfexplain import formats
-from selfexplain.formats import SUFFIX_FORMATS, SUFFIXES, suffixes
-from selfexplain.formats.text import FORMATS, detect_format
+from selfexplain.core.formats import SUFFIX_FORMATS, SUFFIXES, suffixes
+from selfexplain.core.formats.text import FORMATS, detect_format
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = sorted([ROOT / "app.py", ROOT / "serve.py", *(ROOT / "pages").rglob("*.py")])
@@ -52,12 +52,12 @@ def upload_boxes() -> list[tuple[Path, str, ast.expr]]:
 
 
 def formats_imports(path: Path) -> set[str]:
-    """The names ``path`` imports from selfexplain.formats."""
+    """The names ``path`` imports from selfexplain.core.formats."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     return {
         alias.asname or alias.name
         for node in ast.walk(tree)
-        if isinstance(node, ast.ImportFrom) and node.module == "selfexplain.formats"
+        if isinstance(node, ast.ImportFrom) and node.module == "selfexplain.core.formats"
         for alias in node.names
     }
 

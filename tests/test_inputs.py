@@ -1,4 +1,4 @@
-"""The input layer (selfexplain.inputs): one tokenisation per text, the tokenizer's own padding and
+"""The input layer (selfexplain.core.inputs): one tokenisation per text, the tokenizer's own padding and
 truncation reproduced from it, short batches and window plans from one call, and the position map
 and dense alpha built in one place."""
 
@@ -13,8 +13,8 @@ from transformers import AutoTokenizer
 
 from selfexplain.batch.reader import Row
 from selfexplain.batch.runner import BatchOptions, explain_window
+from selfexplain.core.inputs import dense_alpha, encode, longest_first, plan_inputs, span_tokens, token_index, tokenise
 from selfexplain.errors import InputTooLongError
-from selfexplain.inputs import dense_alpha, encode, longest_first, plan_inputs, span_tokens, token_index, tokenise
 
 WORDS = "the a film movie story cast is was good bad great dull slow unbelievably overwrought , !".split()
 

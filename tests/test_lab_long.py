@@ -10,10 +10,10 @@ import torch
 
 from selfexplain.data import Example
 from selfexplain.errors import InvalidInputError
-from selfexplain.explainers import get_method
-from selfexplain.explainers.occlusion import predict_kept
-from selfexplain.faithfulness import alpha_tests, summary
-from selfexplain.faithfulness.experiment import LabOptions, analyse
+from selfexplain.lab.faithfulness import alpha_tests, summary
+from selfexplain.lab.faithfulness.experiment import LabOptions, analyse
+from selfexplain.methods.explainers import get_method
+from selfexplain.methods.explainers.occlusion import predict_kept
 
 LONG = " ".join(["the film is good but slow and the ending is dull"] * 30)
 OPTIONS = LabOptions(explainers=("alpha", "gradient", "loo", "random"), adversarial_steps=5, permutations=10)

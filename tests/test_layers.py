@@ -4,6 +4,7 @@ the floors, and a public surface that ``import selfexplain`` gives without loadi
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import subprocess
 import sys
@@ -39,6 +40,7 @@ def _runs_at_import(body: list[ast.stmt]):
             yield from _runs_at_import(node.body)
 
 
+@functools.cache
 def import_graph(everything: bool = False) -> dict[str, set[str]]:
     """Module -> the package's modules it imports (with the packages above them, whose ``__init__`` runs too;
     a module's own packages, which run before it, are left out). ``everything``: function-local and
@@ -100,9 +102,12 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-def test_at_most_twelve_modules_at_the_top() -> None:
+def test_at_most_twelve_modules_and_eight_folders_at_the_top() -> None:
     top = sorted(p.name for p in PACKAGE.glob("*.py"))
     assert len(top) <= 12, top
+    folders = sorted(p.parent.name for p in PACKAGE.glob("*/__init__.py"))
+    assert len(folders) <= 8, folders
+    assert set(folders) == {part for parts in FLOORS for part in parts} - {p.removesuffix(".py") for p in top}
 
 
 def test_no_import_cycle() -> None:
@@ -113,42 +118,80 @@ def test_the_cycle_finder_finds_one() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
-# The floors of docs/architecture.md, lowest first: a module imports only from lower floors (or its own
-# package); only the feature wings, on one floor, may import each other (never in a cycle).
+# The floors of docs/architecture.md, lowest first: the folders of selfexplain/ and the modules at its top. A
+# module imports only from its own folder or from lower floors (function-local imports too); two parts on one
+# floor never import each other.
 FLOORS: list[tuple[str, ...]] = [
     ("errors",),
     ("settings",),
     ("support", "data"),
-    ("modeling", "formats"),
-    ("inputs",),
-    ("results",),
-    ("pipeline",),
-    ("explainers", "training"),
-    ("analysis",),
+    ("core",),
+    ("methods",),
     ("views",),
     ("cli_support",),
-    ("faithfulness", "anatomy", "sharpness", "plausibility", "distill", "batch", "gallery"),
+    ("lab", "batch", "gallery"),
     ("cli",),
 ]
-WINGS = FLOORS[-2]
+# The rooms inside a folder, in the same way (lowest first). In a folder not named here (lab/: faithfulness,
+# anatomy, plausibility, sharpness, distill) the rooms may use each other, never both ways.
+ROOMS: dict[str, list[tuple[str, ...]]] = {
+    "core": [("modeling", "formats"), ("inputs",), ("results",), ("pipeline",)],
+    "methods": [("explainers", "training"), ("analysis",)],
+}
+
+
+def _above(levels: list[tuple[str, ...]], here: str, there: str) -> bool:
+    level = {part: i for i, parts in enumerate(levels) for part in parts}
+    return level[there] > level[here] or (level[there] == level[here] and here != there)
+
+
+def _part(module: str, depth: int) -> str | None:
+    parts = module.split(".")
+    return parts[depth] if len(parts) > depth else None
 
 
 def test_every_import_goes_down_the_floors() -> None:
-    floor = {part: level for level, parts in enumerate(FLOORS) for part in parts}
-
-    def part(module: str) -> str:
-        return module.split(".")[1]
-
     graph = import_graph(everything=True)  # function-local imports too: a floor knows nothing above it
-    assert {part(m) for m in graph if m != "selfexplain"} == set(floor)  # every part of the package is placed
+    modules = [m for m in graph if m != "selfexplain"]
+    assert {_part(m, 1) for m in modules} == {p for parts in FLOORS for p in parts}  # every part is placed
+    for folder, rooms in ROOMS.items():
+        inside = {_part(m, 2) for m in modules if _part(m, 1) == folder} - {None}
+        assert inside == {room for parts in rooms for room in parts}, folder
 
-    def above(module: str, dep: str) -> bool:
-        here, there = floor[part(module)], floor[part(dep)]
-        return there > here or (there == here and part(module) != part(dep) and part(module) not in WINGS)
+    def wrong(module: str, dep: str) -> bool:
+        here, there = _part(module, 1), _part(dep, 1)
+        if here != there:
+            return _above(FLOORS, here, there)
+        rooms, a, b = ROOMS.get(here), _part(module, 2), _part(dep, 2)
+        return rooms is not None and a is not None and b is not None and _above(rooms, a, b)
 
     # the root is left out: it names its public names lazily (and the notebook display's module)
-    wrong = sorted((m, d) for m, deps in graph.items() for d in deps if "selfexplain" not in (m, d) and above(m, d))
-    assert wrong == []
+    bad = sorted((m, d) for m, deps in graph.items() for d in deps if "selfexplain" not in (m, d) and wrong(m, d))
+    assert bad == []
+
+
+def _folder_graph(depth: int, folder: str | None = None) -> dict[str, set[str]]:
+    """Parts at ``depth`` (1: the folders of selfexplain/; 2: the rooms of ``folder``) -> the parts they import."""
+    graph: dict[str, set[str]] = {}
+    for module, deps in import_graph(everything=True).items():
+        if module == "selfexplain" or (folder and _part(module, 1) != folder) or _part(module, depth) is None:
+            continue
+        here = _part(module, depth)
+        graph.setdefault(here, set())
+        for dep in deps:
+            there = _part(dep, depth)
+            if dep != "selfexplain" and there not in (None, here) and (not folder or _part(dep, 1) == folder):
+                graph[here].add(there)
+    for deps in list(graph.values()):
+        for dep in deps:
+            graph.setdefault(dep, set())
+    return graph
+
+
+def test_no_two_folders_or_rooms_import_each_other() -> None:
+    assert cycles(_folder_graph(1)) == []
+    folders = sorted(p.parent.name for p in PACKAGE.glob("*/__init__.py"))
+    assert {folder: cycles(_folder_graph(2, folder)) for folder in folders} == {folder: [] for folder in folders}
 
 
 def test_the_public_surface_resolves_lazily() -> None:

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from helpers import make_explainer, open_page
 
-from selfexplain.modeling.checkpoint import save_model
-from selfexplain.modeling.read_out import layers_read, read_out_layer
+from selfexplain.core.modeling.checkpoint import save_model
+from selfexplain.core.modeling.read_out import layers_read, read_out_layer
 from selfexplain.views.word_attention import layers_caption
 
 ROOT = Path(__file__).resolve().parents[1]

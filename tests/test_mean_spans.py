@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from selfexplain.modeling.spans import SpanLayer, span_index
+from selfexplain.core.modeling.spans import SpanLayer, span_index
 
 
 @pytest.mark.parametrize("normaliser", ["sparsemax", "entmax15"])

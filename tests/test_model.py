@@ -6,9 +6,9 @@ import pytest
 import torch
 from helpers import make_explainer
 
-from selfexplain.inputs import encode
-from selfexplain.modeling.config import ModelConfig
-from selfexplain.modeling.model import SelfExplainingModel, sparsity_loss
+from selfexplain.core.inputs import encode
+from selfexplain.core.modeling.config import ModelConfig
+from selfexplain.core.modeling.model import SelfExplainingModel, sparsity_loss
 
 
 def test_forward_returns_logits_alpha_attentions_and_states(tiny_pair_explainer) -> None:
@@ -71,7 +71,7 @@ def test_bad_config_is_refused() -> None:
 
 
 def test_bfloat16_encoder_stays_close_to_float32_and_keeps_float32_outputs(tiny_model_dir: Path) -> None:
-    from selfexplain.pipeline import load_model
+    from selfexplain.core.pipeline import load_model
 
     explainer = load_model(tiny_model_dir)
     batch = encode(explainer.tokenizer, ["a gorgeous , witty film", "dull and far too long"])

@@ -11,10 +11,9 @@ import pytest
 import torch
 from helpers import make_explainer
 
-from selfexplain.errors import ModelDirectoryError
-from selfexplain.modeling.checkpoint import HUB_CONFIG, load_model_directory, save_model
-from selfexplain.modeling.config import ModelConfig
-from selfexplain.modeling.model_card import (
+from selfexplain.core.modeling.checkpoint import HUB_CONFIG, load_model_directory, save_model
+from selfexplain.core.modeling.config import ModelConfig
+from selfexplain.core.modeling.model_card import (
     CARD_FILE,
     Measure,
     ModelCard,
@@ -25,7 +24,8 @@ from selfexplain.modeling.model_card import (
     read_model_card,
     write_model_card,
 )
-from selfexplain.pipeline import SHIPPED_MODELS_DIR
+from selfexplain.core.pipeline import SHIPPED_MODELS_DIR
+from selfexplain.errors import ModelDirectoryError
 
 HOSTILE = "<script>alert('x')</script> & [link](javascript:x) | *bold*"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from helpers import open_page
 
-from selfexplain.modeling.model_card import CARD_FILE, Measure, ModelCard, write_model_card
+from selfexplain.core.modeling.model_card import CARD_FILE, Measure, ModelCard, write_model_card
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "9_Model_card.py")
 HOSTILE = "<script>alert(1)</script> [click](javascript:alert(2)) & more"
@@ -94,7 +94,7 @@ def test_each_figure_says_what_it_was_measured_on(tiny_model_dir: Path, tmp_path
 
 
 def test_the_shipped_cards_say_what_each_number_was_measured_on() -> None:
-    from selfexplain.modeling.model_card import read_model_card
+    from selfexplain.core.modeling.model_card import read_model_card
 
     root = Path(__file__).resolve().parents[1] / "assets" / "models"
     for name in ("sst5-minilm", "snli-minilm"):
@@ -118,8 +118,8 @@ def test_a_broken_card_is_reported_and_the_configuration_shown(tiny_model_dir: P
 def test_shipped_model_card_shows_accuracy_against_its_baseline() -> None:
     from streamlit.testing.v1 import AppTest
 
-    from selfexplain.modeling.model_card import read_model_card
-    from selfexplain.pipeline import SHIPPED_MODELS_DIR
+    from selfexplain.core.modeling.model_card import read_model_card
+    from selfexplain.core.pipeline import SHIPPED_MODELS_DIR
 
     card = read_model_card(SHIPPED_MODELS_DIR / "sst5-minilm")  # the page shows the card's own figures
     test, dev, base = (f"{v:.1%}" for v in (card.test_accuracy, card.dev_accuracy, card.baseline_accuracy))
@@ -184,7 +184,7 @@ def test_commands_name_no_server_path(tiny_model_dir: Path, tmp_path: Path) -> N
 
 def test_a_card_says_one_span_only_where_alpha_names_one() -> None:
     """A limitation that says alpha "usually names one span" sits beside a measured mean below 1.5 spans."""
-    from selfexplain.modeling.model_card import read_model_card
+    from selfexplain.core.modeling.model_card import read_model_card
 
     root = Path(__file__).resolve().parents[1] / "assets" / "models"
     for folder in sorted(p for p in root.iterdir() if (p / CARD_FILE).is_file()):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from selfexplain.modeling.config import ModelConfig
+from selfexplain.core.modeling.config import ModelConfig
 from selfexplain.views.model_labels import model_label, task_of
 
 

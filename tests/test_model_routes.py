@@ -14,26 +14,26 @@ import numpy as np
 import pytest
 from helpers import make_explainer
 
-from selfexplain.anatomy.agreement import agreement_sentences, confusion_by_layer
-from selfexplain.anatomy.corpus import attention_anatomy
-from selfexplain.anatomy.probing import cache_hidden_states
+from selfexplain.core.pipeline import SelfExplainer
 from selfexplain.data import Example
-from selfexplain.explainers import get_method
-from selfexplain.faithfulness.experiment import LabOptions, analyse
-from selfexplain.faithfulness.flip import flip_certificate
-from selfexplain.pipeline import SelfExplainer
-from selfexplain.training.evaluation import predict_examples
+from selfexplain.lab.anatomy.agreement import agreement_sentences, confusion_by_layer
+from selfexplain.lab.anatomy.corpus import attention_anatomy
+from selfexplain.lab.anatomy.probing import cache_hidden_states
+from selfexplain.lab.faithfulness.experiment import LabOptions, analyse
+from selfexplain.lab.faithfulness.flip import flip_certificate
+from selfexplain.methods.explainers import get_method
+from selfexplain.methods.training.evaluation import predict_examples
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "selfexplain"
 # attribute / variable names the model object goes by: calling one of these is a forward pass
 MODEL_NAMES = {"model", "core", "net", "network", "encoder"}
 ALLOWED = {
-    ("pipeline.py", "SelfExplainer.run"),  # the one route
-    ("training/loop.py", "batch_loss"),  # training's own model object
-    ("training/erasure_targets.py", "own_effects"),  # training's own model object, on its inputs with a word cut
-    ("modeling/model.py", "SelfExplainingModel._encode"),  # the model calling its encoder
-    ("training/warm_start.py", "hf_probabilities"),  # a Hugging Face teacher: not a selfexplain model, no explainer
+    ("core/pipeline.py", "SelfExplainer.run"),  # the one route
+    ("methods/training/loop.py", "batch_loss"),  # training's own model object
+    ("methods/training/erasure_targets.py", "own_effects"),  # training's own model, on inputs with a word cut
+    ("core/modeling/model.py", "SelfExplainingModel._encode"),  # the model calling its encoder
+    ("methods/training/warm_start.py", "hf_probabilities"),  # a Hugging Face teacher, not a selfexplain model
 }
 LONG = " ".join(["the film is good but slow and the ending is dull"] * 30)
 
@@ -65,7 +65,7 @@ def test_only_run_training_and_the_model_call_the_model() -> None:
         for scope, line in model_calls(path)
     }
     assert set(sites) == ALLOWED, sorted(sites)
-    run = [line for scope, line in model_calls(PACKAGE / "pipeline.py") if scope == "SelfExplainer.run"]
+    run = [line for scope, line in model_calls(PACKAGE / "core" / "pipeline.py") if scope == "SelfExplainer.run"]
     assert len(run) == 2  # the model on a batch, forward_windows on a windowed text
 
 
@@ -78,8 +78,8 @@ def lock_uses(path: Path) -> list[int]:
 def test_no_module_but_the_pipeline_touches_the_lock() -> None:
     modules = [*PACKAGE.rglob("*.py"), *(ROOT / "pages").rglob("*.py"), ROOT / "app.py", ROOT / "serve.py"]
     sites = {str(path.relative_to(ROOT)): lines for path in sorted(modules) if (lines := lock_uses(path))}
-    assert set(sites) == {"selfexplain/pipeline.py"}, sites  # everyone else: ``with explainer.exclusive():``
-    assert len(sites["selfexplain/pipeline.py"]) == 2  # made in __init__, held in exclusive()
+    assert set(sites) == {"selfexplain/core/pipeline.py"}, sites  # everyone else: ``with explainer.exclusive():``
+    assert len(sites["selfexplain/core/pipeline.py"]) == 2  # made in __init__, held in exclusive()
 
 
 def test_lock_uses_are_found(tmp_path: Path) -> None:

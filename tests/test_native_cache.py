@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from selfexplain.modeling import native_cache, native_spans
+from selfexplain.core.modeling import native_cache, native_spans
 from selfexplain.support.private_paths import file_digest
 
 needs_compiler = pytest.mark.skipif(

@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from selfexplain.modeling import native_spans
-from selfexplain.modeling.spans import SpanLayer, span_index, span_validity
-from selfexplain.pipeline import load_model
+from selfexplain.core.modeling import native_spans
+from selfexplain.core.modeling.spans import SpanLayer, span_index, span_validity
+from selfexplain.core.pipeline import load_model
 
 NO_COMPILER = shutil.which("cc") is None and shutil.which("gcc") is None
 needs_compiler = pytest.mark.skipif(NO_COMPILER, reason="the native kernels need a C compiler (fallback tested below)")

@@ -14,8 +14,8 @@ from test_distill import bert_teacher
 from transformers import AutoTokenizer
 
 from selfexplain.data import Example
-from selfexplain.distill.teacher import read_teacher, teacher_probabilities
-from selfexplain.training.erasure_targets import word_cuts
+from selfexplain.lab.distill.teacher import read_teacher, teacher_probabilities
+from selfexplain.methods.training.erasure_targets import word_cuts
 
 TEXTS = ["a good and warm film", "the plot was dull , slow and boring", "it isn't bad"]
 

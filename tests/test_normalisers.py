@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from selfexplain.modeling.normalisers import entmax15, masked_softmax, normalise, sparsemax
-from selfexplain.modeling.spans import SpanLayer, span_index, span_validity
+from selfexplain.core.modeling.normalisers import entmax15, masked_softmax, normalise, sparsemax
+from selfexplain.core.modeling.spans import SpanLayer, span_index, span_validity
 
 
 def bisection(logits: torch.Tensor, valid: torch.Tensor, power: float) -> torch.Tensor:

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 import torch
 
+from selfexplain.core.inputs import plan_inputs
+from selfexplain.core.modeling.normalisers import normalise
 from selfexplain.data import Example
-from selfexplain.inputs import plan_inputs
-from selfexplain.modeling.normalisers import normalise
-from selfexplain.training.loop import TrainOptions, batch_loss
-from selfexplain.training.objectives import (
+from selfexplain.methods.training.loop import TrainOptions, batch_loss
+from selfexplain.methods.training.objectives import (
     batch_effects,
     complement_loss,
     erasure_loss,

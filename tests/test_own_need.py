@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 from helpers import load_script, make_explainer
 
-from selfexplain.modeling.checkpoint import save_model
-from selfexplain.training.erasure_targets import word_cuts, word_spans
+from selfexplain.core.modeling.checkpoint import save_model
+from selfexplain.methods.training.erasure_targets import word_cuts, word_spans
 
 TEXTS = ["the acting was wooden and it dragged", "a fine film", "not bad at all , in fact rather good !"]
 

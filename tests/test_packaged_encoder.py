@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-import selfexplain.modeling.packaged as packaged
+import selfexplain.core.modeling.packaged as packaged
+from selfexplain.core.modeling.encoders import resolve_encoder
+from selfexplain.core.modeling.packaged import MPNET, SplitEncoder, ensure_encoder
 from selfexplain.errors import EncoderNotFoundError
-from selfexplain.modeling.encoders import resolve_encoder
-from selfexplain.modeling.packaged import MPNET, SplitEncoder, ensure_encoder
 
 
 def _split_zip(tmp_path: Path) -> tuple[SplitEncoder, list[Path]]:
@@ -98,9 +98,9 @@ def test_a_model_whose_encoder_is_not_installed_says_which_packages_in_the_app(
     import json
     import shutil
 
+    from selfexplain.core.modeling.checkpoint import load_model_directory
+    from selfexplain.core.modeling.model_folders import SHIPPED_MODELS_DIR
     from selfexplain.errors import EncoderNotInstalledError
-    from selfexplain.modeling.checkpoint import load_model_directory
-    from selfexplain.modeling.model_folders import SHIPPED_MODELS_DIR
     from selfexplain.support.public_errors import load_failure
 
     monkeypatch.setenv("SELFEXPLAIN_CACHE", str(tmp_path / "empty-cache"))

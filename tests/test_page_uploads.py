@@ -1,4 +1,4 @@
-"""Uploaded example files on the pages: read in memory through selfexplain.formats (no temporary file),
+"""Uploaded example files on the pages: read in memory through selfexplain.core.formats (no temporary file),
 and a bad file is a clear message in the page naming the upload and the line."""
 
 from __future__ import annotations

@@ -14,11 +14,11 @@ import pytest
 import sqlalchemy as sa
 
 from selfexplain.cli import main
+from selfexplain.core.results.checks import MAX_LABELS
 from selfexplain.errors import GalleryImportError
 from selfexplain.gallery.records import DamagedPinError, pin_explanation, validate_record
 from selfexplain.gallery.schema import PINS
 from selfexplain.gallery.store import GalleryStore
-from selfexplain.results.checks import MAX_LABELS
 
 TEXT = "A warm, funny film; the ending drags."
 

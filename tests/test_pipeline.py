@@ -3,8 +3,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from selfexplain.core.pipeline import MAX_INPUT_CHARS, resolve_model
 from selfexplain.errors import InputTooLongError, InvalidInputError, UnknownModelError
-from selfexplain.pipeline import MAX_INPUT_CHARS, resolve_model
 
 
 def test_explain_single_text(tiny_explainer) -> None:

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from selfexplain.cli import main
+from selfexplain.core.results.explanation import Explanation, Token
 from selfexplain.data import DataError
-from selfexplain.plausibility.metrics import (
+from selfexplain.lab.plausibility.metrics import (
     average_precision,
     hard_spans,
     human_token_mask,
@@ -18,8 +19,7 @@ from selfexplain.plausibility.metrics import (
     token_f1,
     token_runs,
 )
-from selfexplain.plausibility.rationales import parse_tagged, read_rationale_jsonl
-from selfexplain.results.explanation import Explanation, Token
+from selfexplain.lab.plausibility.rationales import parse_tagged, read_rationale_jsonl
 
 
 def explanation_with_alpha(weights: dict[tuple[int, int], float], n: int = 6) -> Explanation:
@@ -114,13 +114,14 @@ TREES = "(4 (3 sweet) (4 (2 and) (3 funny)))\n(0 (2 a) (0 (1 dull) (2 film)))\n"
 
 
 def test_phrase_index_and_hits_against_hand_labels(tmp_path: Path) -> None:
-    from selfexplain.plausibility.sst_phrases import best_window, phrase_hits, phrase_index
+    from selfexplain.lab.plausibility.sst_phrases import best_window, phrase_hits, phrase_index
 
     trees = tmp_path / "trees.txt"
     trees.write_text(TREES, encoding="utf-8")
     index = phrase_index(trees)
     assert index["sweet and funny"] == {(0, 2): 4, (0, 0): 3, (1, 2): 4, (1, 1): 2, (2, 2): 3}
     assert best_window(np.array([0.1, 0.5, 0.4, 0.0]), 2) == (1, 2)
+    assert best_window(np.array([0.1, 0.5, 0.4, 0.9]), 2) == (2, 3)
     rows = [
         {  # predicted very positive; alpha's top span "and funny" is a 4-phrase; gradient's "sweet and" is no phrase
             "text": "Sweet and funny",

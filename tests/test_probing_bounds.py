@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from helpers import open_page
 
-from selfexplain.anatomy.probing import TASKS, cache_hidden_states, probe_by_layer
+from selfexplain.core.pipeline import SelfExplainer
 from selfexplain.data import Example
-from selfexplain.pipeline import SelfExplainer
+from selfexplain.lab.anatomy.probing import TASKS, cache_hidden_states, probe_by_layer
 
 PAGE = Path(__file__).resolve().parents[1] / "pages" / "4_Probing.py"
 

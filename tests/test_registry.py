@@ -52,16 +52,16 @@ def test_an_order_key_keeps_the_entries_sorted_and_the_decorator_registers() -> 
 
 
 def test_import_modules_imports_every_module_of_a_package() -> None:
-    import selfexplain.explainers as explainers
+    import selfexplain.methods.explainers as explainers
 
     names = import_modules(explainers.__name__, explainers.__path__)
-    assert "selfexplain.explainers.alpha" in names and list(names) == sorted(names)
+    assert "selfexplain.methods.explainers.alpha" in names and list(names) == sorted(names)
 
 
 def test_every_kind_of_extension_is_a_registry() -> None:
-    from selfexplain.anatomy.perturb import REGISTRY as PERTURBATIONS
-    from selfexplain.explainers import METHODS
-    from selfexplain.sharpness.registry import MEASURES
+    from selfexplain.lab.anatomy.perturb import REGISTRY as PERTURBATIONS
+    from selfexplain.lab.sharpness.registry import MEASURES
+    from selfexplain.methods.explainers import METHODS
 
     assert isinstance(METHODS, Registry) and isinstance(PERTURBATIONS, Registry) and isinstance(MEASURES, Registry)
     assert all(measure.key == key for key, measure in MEASURES.items())
@@ -72,8 +72,8 @@ def test_every_kind_of_extension_is_a_registry() -> None:
 
 def test_the_normaliser_choices_and_the_config_check_read_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     from selfexplain.cli import build_parser
-    from selfexplain.modeling.config import ModelConfig
-    from selfexplain.modeling.normalisers import NORMALISERS, NormaliserSpec, masked_softmax
+    from selfexplain.core.modeling.config import ModelConfig
+    from selfexplain.core.modeling.normalisers import NORMALISERS, NormaliserSpec, masked_softmax
 
     def choices(command: str) -> tuple[str, ...]:
         parser = build_parser()
@@ -93,7 +93,7 @@ def test_the_normaliser_choices_and_the_config_check_read_the_registry(monkeypat
 def test_the_encoder_families_are_read_from_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     from types import SimpleNamespace
 
-    from selfexplain.modeling.families import FAMILIES, Family, family_of
+    from selfexplain.core.modeling.families import FAMILIES, Family, family_of
 
     assert isinstance(FAMILIES, Registry) and all(family.name == name for name, family in FAMILIES.items())
     assert family_of(SimpleNamespace(model_type="gpt2")) == FAMILIES["gpt2"]

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from selfexplain.core.modeling.model_folders import resolve_model
 from selfexplain.errors import UnknownModelError
-from selfexplain.modeling.model_folders import resolve_model
 
 
 @pytest.fixture

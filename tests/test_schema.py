@@ -1,4 +1,4 @@
-"""One schema for an explained input (:mod:`selfexplain.results.schema`): ``to_dict``/``from_dict`` round trips of
+"""One schema for an explained input (:mod:`selfexplain.core.results.schema`): ``to_dict``/``from_dict`` round trips of
 Explanation and Document, and batch records and gallery pins written before the schema was shared still load
 into the same token-less Explanation (the literals below were written by the code of that time)."""
 
@@ -13,12 +13,12 @@ import pytest
 from helpers import make_explainer
 
 from selfexplain.batch.records import parse_results, record_explanation, record_spans
+from selfexplain.core.results.document import Document
+from selfexplain.core.results.explanation import Explanation
+from selfexplain.core.results.schema import SCHEMA_VERSION
 from selfexplain.errors import InvalidInputError
 from selfexplain.gallery.records import parse_line, validate_record
 from selfexplain.gallery.view import pin_spans, summary_explanation
-from selfexplain.results.document import Document
-from selfexplain.results.explanation import Explanation
-from selfexplain.results.schema import SCHEMA_VERSION
 from selfexplain.views.figures import probability_figure
 from selfexplain.views.highlight import highlight_html
 
@@ -304,7 +304,7 @@ def test_windowed_explanation_and_document_round_trip(tiny_encoder: Path) -> Non
 
 
 def test_a_grid_over_the_dense_limit_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("selfexplain.results.explanation.DENSE_MAX_TOKENS", 2)
+    monkeypatch.setattr("selfexplain.core.results.explanation.DENSE_MAX_TOKENS", 2)
     with pytest.raises(InvalidInputError, match="dense explanation"):
         Explanation.from_dict(PIN["explanation"])
     assert Explanation.from_dict(PIN["explanation"], tokens=False).num_tokens == 0

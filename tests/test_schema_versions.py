@@ -1,5 +1,5 @@
 """One versioned schema (issue 60 item 3): the Explanation's JSON carries ``schema_version``, a gallery pin and a
-batch record are an Explanation plus their own fields checked by :mod:`selfexplain.results.schema`, and files of
+batch record are an Explanation plus their own fields checked by :mod:`selfexplain.core.results.schema`, and files of
 each earlier shape (tests/fixtures/schema_v1, written by the code before the version existed) still read."""
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ from selfexplain.batch.export import report_html, to_csv, to_jsonl
 from selfexplain.batch.reader import Row
 from selfexplain.batch.records import FIELDS, check_record, explanation_record, parse_results, record_explanation
 from selfexplain.cli import main
+from selfexplain.core.results.explanation import Explanation
+from selfexplain.core.results.schema import SCHEMA_VERSION, read_version, validate_explanation
 from selfexplain.errors import GalleryImportError, SchemaError
 from selfexplain.gallery.records import parse_line, stored_explanation
 from selfexplain.gallery.store import GalleryStore
 from selfexplain.gallery.view import pin_spans, summary_explanation
-from selfexplain.results.explanation import Explanation
-from selfexplain.results.schema import SCHEMA_VERSION, read_version, validate_explanation
 
 V1 = Path(__file__).parent / "fixtures" / "schema_v1"
 BATCH_OWN = {"index", "line", "gold", "confidence", "correct", "truncated", "num_tokens", "alpha_entropy"}

@@ -7,11 +7,11 @@ import pytest
 from evidence_models import sparse_explainer
 from helpers import open_page
 
-from selfexplain.analysis.compare import rank_agreement
-from selfexplain.analysis.second_opinion import SecondOpinion, agreement_sentence, second_opinion
-from selfexplain.explainers import get_method
-from selfexplain.pipeline import SelfExplainer
-from selfexplain.results.words import word_view
+from selfexplain.core.pipeline import SelfExplainer
+from selfexplain.core.results.words import word_view
+from selfexplain.methods.analysis.compare import rank_agreement
+from selfexplain.methods.analysis.second_opinion import SecondOpinion, agreement_sentence, second_opinion
+from selfexplain.methods.explainers import get_method
 from selfexplain.views.figures import span_grid_figure
 from selfexplain.views.second_opinion import second_opinion_figure
 
@@ -79,7 +79,7 @@ def test_the_explain_page_shows_it_on_request(tiny_model_dir) -> None:
 def test_a_word_that_pushes_against_the_decision_is_named() -> None:
     """Issue 58 item 12: "gorgeous" argues for positive in a sentence the model calls negative, and alpha gives it
     no weight: the page says so in one line."""
-    from selfexplain.analysis.second_opinion import contrast_sentence
+    from selfexplain.methods.analysis.second_opinion import contrast_sentence
 
     labels = ("The", "visuals", "are", "gorgeous", "but", "thin")
     alpha, scores = [0.0, 0.0, 0.0, 0.0, 0.0, 1.0], [0.01, 0.0, 0.0, -0.12, 0.02, 0.4]
@@ -109,8 +109,8 @@ def test_a_word_that_pushes_against_the_decision_is_named() -> None:
 def test_the_contrast_line_shows_in_presentation_mode(tiny_encoder, tmp_path) -> None:
     from helpers import make_explainer
 
-    from selfexplain.analysis.second_opinion import contrast_sentence
-    from selfexplain.modeling.checkpoint import save_model
+    from selfexplain.core.modeling.checkpoint import save_model
+    from selfexplain.methods.analysis.second_opinion import contrast_sentence
     from selfexplain.views.highlight import escape_text
 
     explainer = make_explainer(tiny_encoder, seed=3)  # removing "The" makes its label 3 points more likely

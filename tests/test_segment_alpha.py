@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 import torch
 
-from selfexplain.faithfulness.alpha_tests import removal_logits, span_view, uniform_prediction
-from selfexplain.faithfulness.flip import flip_certificate, smallest_flip, subsets_by_size
-from selfexplain.modeling.checkpoint import load_model_directory, save_model
-from selfexplain.modeling.config import ModelConfig
-from selfexplain.pipeline import SelfExplainer
+from selfexplain.core.modeling.checkpoint import load_model_directory, save_model
+from selfexplain.core.modeling.config import ModelConfig
+from selfexplain.core.pipeline import SelfExplainer
+from selfexplain.lab.faithfulness.alpha_tests import removal_logits, span_view, uniform_prediction
+from selfexplain.lab.faithfulness.flip import flip_certificate, smallest_flip, subsets_by_size
 from tests.helpers import make_explainer
 
 PREMISE = "A woman in a red coat is walking her two dogs through the snowy park."
@@ -110,7 +110,7 @@ def test_older_pair_folders_load_with_one_alpha_over_both_texts() -> None:
 
 @pytest.mark.shipped
 def test_the_shipped_pair_model_marks_both_texts() -> None:
-    from selfexplain.pipeline import load_model
+    from selfexplain.core.pipeline import load_model
 
     explainer = load_model("snli-minilm")
     assert explainer.config.segment_alpha is True

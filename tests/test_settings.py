@@ -130,10 +130,10 @@ def test_app_defaults_leave_the_operators_choice(bare: pytest.MonkeyPatch) -> No
 
 def test_every_reader_goes_through_the_accessors(bare: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """The modules that used to read the environment themselves see a change at once (nothing cached)."""
+    from selfexplain.core.modeling.model_folders import models_folders, restricted
+    from selfexplain.core.modeling.native_cache import cache_root
+    from selfexplain.core.modeling.native_spans import fusion_allowed
     from selfexplain.gallery.location import database_url, gallery_home
-    from selfexplain.modeling.model_folders import models_folders, restricted
-    from selfexplain.modeling.native_cache import cache_root
-    from selfexplain.modeling.native_spans import fusion_allowed
     from selfexplain.support.limits import max_input_chars
 
     bare.setenv("SELFEXPLAIN_MAX_CHARS", "12")

@@ -10,7 +10,7 @@ import pytest
 
 from selfexplain.cli import main
 from selfexplain.errors import DataError
-from selfexplain.sharpness.compare import (
+from selfexplain.lab.sharpness.compare import (
     by_class,
     decision_summaries,
     markdown_by_class,

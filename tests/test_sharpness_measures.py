@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 import torch
 
-from selfexplain.faithfulness.alpha_tests import SpanView
-from selfexplain.modeling.normalisers import normalise
-from selfexplain.plausibility.metrics import alpha_token_f1s, plausibility
-from selfexplain.results.explanation import Explanation, Token
-from selfexplain.sharpness.measures import (
+from selfexplain.core.modeling.normalisers import normalise
+from selfexplain.core.results.explanation import Explanation, Token
+from selfexplain.lab.faithfulness.alpha_tests import SpanView
+from selfexplain.lab.plausibility.metrics import alpha_token_f1s, plausibility
+from selfexplain.lab.sharpness.measures import (
     MEASURES,
     both_sides_share,
     explanation_row,
@@ -23,14 +23,14 @@ from selfexplain.sharpness.measures import (
     top_span_words,
     words_of,
 )
-from selfexplain.sharpness.measures_model import (
+from selfexplain.lab.sharpness.measures_model import (
     delete_chars,
     deletion_scores,
     deletion_variants,
     random_places,
     top_out_flip,
 )
-from selfexplain.sharpness.plausibility import sst_phrase_agreement
+from selfexplain.lab.sharpness.plausibility import sst_phrase_agreement
 
 SST5 = ("very negative", "negative", "neutral", "positive", "very positive")
 
@@ -179,7 +179,7 @@ TREES = "(0 (2 a) (0 (1 dull) (2 film)))\n"
 
 
 def test_sst_phrase_agreement(tmp_path) -> None:
-    from selfexplain.plausibility.sst_phrases import phrase_index
+    from selfexplain.lab.plausibility.sst_phrases import phrase_index
 
     path = tmp_path / "trees.txt"
     path.write_text(TREES, encoding="utf-8")

@@ -11,12 +11,12 @@ import pytest
 from helpers import make_explainer
 
 from selfexplain.cli import main
+from selfexplain.core.pipeline import SelfExplainer
 from selfexplain.data import Example
-from selfexplain.faithfulness.alpha_tests import span_view
-from selfexplain.pipeline import SelfExplainer
-from selfexplain.sharpness.instances import batch_instances
-from selfexplain.sharpness.measures import MEASURES
-from selfexplain.sharpness.run import SharpnessOptions, measure_examples
+from selfexplain.lab.faithfulness.alpha_tests import span_view
+from selfexplain.lab.sharpness.instances import batch_instances
+from selfexplain.lab.sharpness.measures import MEASURES
+from selfexplain.lab.sharpness.run import SharpnessOptions, measure_examples
 
 TEXTS = ["a warm , funny film that is n't dull at all .", "two hours of shouting .", "fine"]
 PAIRS = ["someone likes the film .", "it is loud .", "ok"]
@@ -96,8 +96,8 @@ def test_command_with_trees_and_rationales(tiny_model_dir: Path, tmp_path: Path,
 
 def test_rationales_follow_the_stripped_text() -> None:
     from selfexplain.data import DataError
-    from selfexplain.plausibility.rationales import Review
-    from selfexplain.sharpness.cli import aligned_rationales
+    from selfexplain.lab.plausibility.rationales import Review
+    from selfexplain.lab.sharpness.cli import aligned_rationales
 
     review = Review("  the plot was truly dull", 0, ((15, 25),), "r")
     example = Example("the plot was truly dull", None, 0)

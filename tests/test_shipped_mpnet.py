@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from selfexplain.modeling.model_folders import SHIPPED_MODELS_DIR
-from selfexplain.pipeline import load_model
+from selfexplain.core.modeling.model_folders import SHIPPED_MODELS_DIR
+from selfexplain.core.pipeline import load_model
 
 MAX_FOLDER_MB = 60  # a shipped folder stays small in git: the head plus an int8 delta of the trained layers
 

@@ -5,7 +5,7 @@ import json
 import pytest
 import torch
 
-from selfexplain.modeling.spans import SpanLayer, span_index, span_validity
+from selfexplain.core.modeling.spans import SpanLayer, span_index, span_validity
 
 
 def naive_sic(
@@ -167,8 +167,8 @@ def test_length_prior_lowers_each_score_by_its_width(normaliser: str, representa
 
 
 def test_length_prior_is_a_checked_config_field_that_reaches_the_layer(tiny_encoder) -> None:
-    from selfexplain.modeling.config import ModelConfig
-    from selfexplain.modeling.model import SelfExplainingModel
+    from selfexplain.core.modeling.config import ModelConfig
+    from selfexplain.core.modeling.model import SelfExplainingModel
 
     config = ModelConfig(encoder=str(tiny_encoder), label_names=["a", "b"], span_length_prior=0.25)
     assert ModelConfig.from_json(config.to_json()).span_length_prior == 0.25

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
+from selfexplain.core.formats.examples import read_examples
+from selfexplain.core.formats.sst_trees import parse_tree
 from selfexplain.data import DataError, Example
-from selfexplain.formats.examples import read_examples
-from selfexplain.formats.sst_trees import parse_tree
 
 TREES = (
     "(3 (2 It) (4 (2 's) (4 (3 (2 a) (4 (3 lovely) (2 film))) (2 .))))\n"

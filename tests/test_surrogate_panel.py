@@ -12,8 +12,8 @@ from helpers import make_explainer
 from streamlit.testing.v1 import AppTest
 
 from pages.parts.surrogate_panel import DISAGREE
-from selfexplain.modeling.checkpoint import save_model
-from selfexplain.modeling.model_card import card_from_config, write_model_card
+from selfexplain.core.modeling.checkpoint import save_model
+from selfexplain.core.modeling.model_card import card_from_config, write_model_card
 
 TEXT = "the film is slow but warm"
 
@@ -38,7 +38,7 @@ def _surrogate(
 ) -> Path:
     teacher = _biased(tiny_encoder, tmp_path / "teacher", teacher_label, "my-model", teacher_runner_up)
     student = _biased(tiny_encoder, tmp_path / "models" / "student", student_label, "surrogate")
-    from selfexplain.modeling.config import ModelConfig
+    from selfexplain.core.modeling.config import ModelConfig
 
     card = card_from_config(ModelConfig.load(student))
     card = replace(card, surrogate_of="my-model", recipe=(*card.recipe, ("teacher_folder", str(teacher))))
@@ -49,7 +49,7 @@ def _surrogate(
 def _run(student: Path) -> AppTest:
     script = (
         "from pages.parts.surrogate_panel import render_surrogate_check\n"
-        "from selfexplain.pipeline import load_model\n"
+        "from selfexplain.core.pipeline import load_model\n"
         f"explainer = load_model({str(student)!r})\n"
         f"render_surrogate_check(explainer.explain({TEXT!r}), {str(student)!r})\n"
     )

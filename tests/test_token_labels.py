@@ -9,7 +9,7 @@ import pytest
 import torch
 from helpers import load_script, make_explainer
 
-from selfexplain.modeling.checkpoint import save_model
+from selfexplain.core.modeling.checkpoint import save_model
 
 TEXTS = ["the acting was wooden and it dragged", "a fine film", "not bad at all , in fact rather good !"]
 

@@ -6,12 +6,12 @@ from pathlib import Path
 import pytest
 import torch
 
-import selfexplain.training.loop as loop
+import selfexplain.methods.training.loop as loop
+from selfexplain.core.modeling.checkpoint import load_model_directory
+from selfexplain.core.modeling.config import ModelConfig
 from selfexplain.data import Example
 from selfexplain.errors import USER_ERRORS, TrainingDivergedError
-from selfexplain.modeling.checkpoint import load_model_directory
-from selfexplain.modeling.config import ModelConfig
-from selfexplain.training.loop import TrainOptions, epoch_batches, train
+from selfexplain.methods.training.loop import TrainOptions, epoch_batches, train
 
 WORDS = {1: ["great", "superb", "moving", "fine"], 0: ["dull", "awful", "boring", "weak"]}
 
@@ -54,7 +54,7 @@ def test_epoch_batches_cover_every_example_once_and_are_seeded() -> None:
 def test_windowed_training_reads_long_texts_whole(tiny_encoder: Path, tmp_path: Path) -> None:
     from helpers import make_explainer
 
-    from selfexplain.training.loop import batch_loss
+    from selfexplain.methods.training.loop import batch_loss
 
     explainer = make_explainer(tiny_encoder, seed=2)
     long_text = " ".join(["the film was great"] * 30)  # ~120 tokens, over a 32-token window
@@ -72,7 +72,7 @@ def test_windowed_training_reads_long_texts_whole(tiny_encoder: Path, tmp_path: 
 
 
 def test_temperature_anneals_geometrically_to_one() -> None:
-    from selfexplain.training.loop import annealed_temperature
+    from selfexplain.methods.training.loop import annealed_temperature
 
     assert annealed_temperature(0, 100, 10.0) == 10.0
     assert abs(annealed_temperature(25, 100, 10.0) - 10**0.5) < 1e-9
@@ -84,7 +84,7 @@ def test_sparse_word_level_training_runs_and_saves_at_temperature_one(tiny_encod
     """One epoch of the shipped recipe on a tiny model: the saved model has sparse alpha, word spans and
     inference temperature 1."""
     from selfexplain.cli import main
-    from selfexplain.pipeline import load_model
+    from selfexplain.core.pipeline import load_model
 
     data = tmp_path / "train.txt"
     data.write_text(
@@ -157,7 +157,7 @@ def test_training_that_keeps_diverging_stops_with_one_line(tiny_encoder: Path, t
 def test_encoder_dropout_zero_makes_training_mode_deterministic(tiny_encoder: Path) -> None:
     """With the encoder's dropout at 0 (and the head's), two training-mode forwards agree; at the
     encoder's own rate they differ. The encoder config keeps its own rate (the setting is not saved)."""
-    from selfexplain.modeling.model import SelfExplainingModel
+    from selfexplain.core.modeling.model import SelfExplainingModel
 
     torch.manual_seed(0)
     config = ModelConfig(encoder=str(tiny_encoder), label_names=["neg", "pos"], name="toy", dropout=0.0)

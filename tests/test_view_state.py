@@ -11,7 +11,7 @@ from evidence_models import SENTENCE, save_sparse
 from helpers import make_explainer
 from streamlit.testing.v1 import AppTest
 
-from selfexplain.modeling.checkpoint import save_model
+from selfexplain.core.modeling.checkpoint import save_model
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 EXAMPLES = {

@@ -9,11 +9,11 @@ import pytest
 import torch
 from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
 
+from selfexplain.core.modeling.checkpoint import save_model
 from selfexplain.data import Example
 from selfexplain.errors import InvalidInputError
-from selfexplain.modeling.checkpoint import save_model
-from selfexplain.training.loop import TrainOptions, train
-from selfexplain.training.warm_start import (
+from selfexplain.methods.training.loop import TrainOptions, train
+from selfexplain.methods.training.warm_start import (
     distillation_loss,
     logit_matching_loss,
     teacher_loss,

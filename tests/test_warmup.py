@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from pages.ui.examples import examples_for, opening_example
 from pages.ui.loading import cached_explainer, results_cache
 from pages.ui.warmup import warm_default_model
-from selfexplain.pipeline import DEFAULT_MODEL, resolve_model
+from selfexplain.core.pipeline import DEFAULT_MODEL, resolve_model
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -26,7 +26,7 @@ def test_the_first_session_reads_what_the_warm_up_computed(monkeypatch: pytest.M
     warmed = results_cache().get(("explanation", directory, example["text"], None))
     assert warmed is not None and warmed.text == example["text"]
 
-    import selfexplain.pipeline as pipeline
+    import selfexplain.core.pipeline as pipeline
 
     def no_forward(*args: object, **kwargs: object) -> None:
         raise AssertionError("the first session ran the model again")

@@ -5,7 +5,7 @@ import pytest
 from families import build_family_encoder
 from helpers import make_explainer
 
-from selfexplain.inputs.windows import assign_spans, plan_windows, special_frame, window_starts
+from selfexplain.core.inputs.windows import assign_spans, plan_windows, special_frame, window_starts
 
 
 def test_window_starts_cover_the_text_and_end_aligned() -> None:

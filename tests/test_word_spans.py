@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 from helpers import make_explainer
 
-from selfexplain.inputs import encode
-from selfexplain.inputs.windows import plan_windows
-from selfexplain.modeling.config import ModelConfig
-from selfexplain.results.words import word_of_token
-from selfexplain.sharpness.measures import splits_word
+from selfexplain.core.inputs import encode
+from selfexplain.core.inputs.windows import plan_windows
+from selfexplain.core.modeling.config import ModelConfig
+from selfexplain.core.results.words import word_of_token
+from selfexplain.lab.sharpness.measures import splits_word
 
 SENTENCE = "Despite a sluggish first act, the unforgettable finale isn't mediocre."
 

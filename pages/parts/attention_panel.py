@@ -9,9 +9,9 @@ from plotly.graph_objects import Figure
 
 from pages.parts.view_state import bind, keep, kept
 from pages.ui import PLOT_CONFIG
-from selfexplain.results.attention import AGGREGATES, aggregate_attention
-from selfexplain.results.explanation import Explanation
-from selfexplain.results.words import Level, level_view
+from selfexplain.core.results.attention import AGGREGATES, aggregate_attention
+from selfexplain.core.results.explanation import Explanation
+from selfexplain.core.results.words import Level, level_view
 from selfexplain.views.figures import attention_figure
 from selfexplain.views.word_attention import (
     MERGE_RULE,
@@ -78,7 +78,7 @@ def render_attention(
 ) -> None:
     """The attention selectors, the map on the alpha grid's axis (``level``, viewport ``view``; the encoder's
     tokens behind a toggle) and, on request, the head view; ``reads``: the encoder layers ``1 .. reads`` the
-    model reads (:func:`selfexplain.modeling.read_out.layers_read`), said under the selectors."""
+    model reads (:func:`selfexplain.core.modeling.read_out.layers_read`), said under the selectors."""
     if explanation.attentions is None:
         st.info(
             "Raw self-attention is shown for inputs that fit one encoder window; this text was read in "

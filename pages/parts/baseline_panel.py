@@ -10,10 +10,10 @@ from pages.parts.attention_panel import render_attention
 from pages.parts.prediction_panel import render_prediction
 from pages.ui import PLOT_CONFIG
 from pages.ui.loading import cached_result
-from selfexplain.analysis.compare import Side, common_axis, explain_side, token_scores_on_axis
+from selfexplain.core.modeling.read_out import layers_read
+from selfexplain.core.pipeline import SelfExplainer
 from selfexplain.errors import USER_ERRORS
-from selfexplain.modeling.read_out import layers_read
-from selfexplain.pipeline import SelfExplainer
+from selfexplain.methods.analysis.compare import Side, common_axis, explain_side, token_scores_on_axis
 from selfexplain.views.compare import gradient_figure
 from selfexplain.views.highlight import escape_text, highlight_html
 

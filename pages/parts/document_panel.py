@@ -3,7 +3,7 @@ spans, and one sentence or paragraph opened as an alpha grid beside the raw atte
 encoder window that holds it.
 
 Texts of more than :data:`LONG_TOKENS` tokens (more than two windows of the shipped models)
-come here instead of the dense view. The :class:`~selfexplain.results.document.Document` keeps spans
+come here instead of the dense view. The :class:`~selfexplain.core.results.document.Document` keeps spans
 sparse, and every chart sent to the browser is linear in the length (one bar per part) or at
 most 120 x 120 cells (one part).
 """
@@ -18,13 +18,13 @@ import streamlit as st
 from pages.parts.document_present import render_document_presentation
 from pages.ui import PLOT_CONFIG
 from pages.ui.loading import cached_explainer, cached_result
+from selfexplain.core.pipeline import SelfExplainer
+from selfexplain.core.results.attention import AGGREGATES
+from selfexplain.core.results.document import Document, WindowAttention
+from selfexplain.core.results.document_parts import PART_LEVELS, DocumentParts
+from selfexplain.core.results.explanation import Explanation
+from selfexplain.core.results.words import level_view
 from selfexplain.errors import USER_ERRORS, InvalidInputError
-from selfexplain.pipeline import SelfExplainer
-from selfexplain.results.attention import AGGREGATES
-from selfexplain.results.document import Document, WindowAttention
-from selfexplain.results.document_parts import PART_LEVELS, DocumentParts
-from selfexplain.results.explanation import Explanation
-from selfexplain.results.words import level_view
 from selfexplain.views.document import (
     document_highlight_html,
     mass_in_view,

@@ -8,7 +8,7 @@ import streamlit as st
 
 from pages.parts.present_panel import PRESENT_CSS, leave, plain
 from pages.ui import PLOT_CONFIG
-from selfexplain.results.document import Document
+from selfexplain.core.results.document import Document
 from selfexplain.views.document import document_highlight_html, parts_overview_figure
 from selfexplain.views.evidence import quoted
 from selfexplain.views.figures import probability_figure

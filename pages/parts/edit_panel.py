@@ -7,9 +7,9 @@ import streamlit as st
 
 from pages.ui import PLOT_CONFIG
 from pages.ui.loading import cached_explanation
-from selfexplain.analysis.edits import AlphaChange, Edit, alpha_change, apply_edit, word_extents
+from selfexplain.core.results.explanation import Explanation, Span
 from selfexplain.errors import InvalidInputError
-from selfexplain.results.explanation import Explanation, Span
+from selfexplain.methods.analysis.edits import AlphaChange, Edit, alpha_change, apply_edit, word_extents
 from selfexplain.views.edits import alpha_change_figure, alpha_change_table
 from selfexplain.views.highlight import escape_text
 

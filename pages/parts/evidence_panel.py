@@ -10,8 +10,8 @@ from pages.parts.attention_panel import render_attention
 from pages.parts.grid_panel import render_grid, shown_explanation
 from pages.parts.second_opinion_panel import render_second_opinion
 from pages.parts.view_state import bind, keep_top_k, kept, remember, selected_span
-from selfexplain.results.explanation import Explanation, Span
-from selfexplain.results.words import LEVELS, Level, level_view
+from selfexplain.core.results.explanation import Explanation, Span
+from selfexplain.core.results.words import LEVELS, Level, level_view
 from selfexplain.views.evidence import selected_caption, weight_sentence
 from selfexplain.views.figures import MAX_GRID_UNITS, side_by_side, span_table
 from selfexplain.views.highlight import highlight_html

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from pages.ui.loading import cached_explainer
-from selfexplain.results.explanation import Explanation
+from selfexplain.core.results.explanation import Explanation
 from selfexplain.views.highlight import escape_text
 
 
@@ -31,7 +31,7 @@ def render_flip(explanation: Explanation) -> None:
             return
         key = ("flip", explanation.text, explanation.pair, explanation.model_name)
         if st.button("Find the smallest set of spans", key="flip_button"):
-            from selfexplain.faithfulness.flip import flip_certificate
+            from selfexplain.lab.faithfulness.flip import flip_certificate
 
             explainer = cached_explainer(st.session_state.model_directory)
             st.session_state.flip = (key, flip_certificate(explainer, explanation.text, explanation.pair))

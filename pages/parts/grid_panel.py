@@ -9,8 +9,8 @@ from plotly.graph_objects import Figure
 from pages.parts.view_state import bind, kept, remember, selected_span
 from pages.ui import PLOT_CONFIG
 from pages.ui.loading import cached_explanation
-from selfexplain.results.explanation import Explanation
-from selfexplain.results.words import Level, group_span_at, level_view
+from selfexplain.core.results.explanation import Explanation
+from selfexplain.core.results.words import Level, group_span_at, level_view
 from selfexplain.views.figures import MAX_GRID_UNITS, grid_view, span_grid_figure
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from pages.parts.surrogate_panel import render_surrogate_check
-from selfexplain.results.explanation import Explanation
+from selfexplain.core.results.explanation import Explanation
 from selfexplain.views.highlight import escape_text
 from selfexplain.views.probability_bars import probability_bars_html
 

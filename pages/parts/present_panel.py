@@ -12,8 +12,8 @@ from pages.parts.second_opinion_panel import render_contrast
 from pages.parts.surrogate_panel import render_surrogate_check
 from pages.parts.view_state import keep
 from pages.ui import PLOT_CONFIG
-from selfexplain.results.explanation import Explanation
-from selfexplain.results.words import level_view
+from selfexplain.core.results.explanation import Explanation
+from selfexplain.core.results.words import level_view
 from selfexplain.views.figures import probability_figure, span_grid_figure
 from selfexplain.views.highlight import highlight_html
 from selfexplain.views.present import (

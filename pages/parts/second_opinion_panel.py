@@ -8,9 +8,14 @@ import streamlit as st
 from pages.parts.view_state import bind
 from pages.ui import PLOT_CONFIG
 from pages.ui.loading import cached_explainer
-from selfexplain.analysis.second_opinion import SecondOpinion, agreement_sentence, contrast_sentence, second_opinion
+from selfexplain.core.results.explanation import Explanation
 from selfexplain.errors import USER_ERRORS
-from selfexplain.results.explanation import Explanation
+from selfexplain.methods.analysis.second_opinion import (
+    SecondOpinion,
+    agreement_sentence,
+    contrast_sentence,
+    second_opinion,
+)
 from selfexplain.views.highlight import escape_text
 from selfexplain.views.second_opinion import second_opinion_figure
 

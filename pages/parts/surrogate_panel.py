@@ -13,12 +13,12 @@ import numpy as np
 import streamlit as st
 
 from pages.ui.picker import model_card
+from selfexplain.core.modeling.model_folders import models_folders, restricted
+from selfexplain.core.results.explanation import Explanation
 from selfexplain.data import Example
-from selfexplain.distill.fidelity import DECISIVE_MARGIN, decisive
-from selfexplain.distill.predictor import TeacherPredictor, load_teacher, teacher_location
 from selfexplain.errors import USER_ERRORS
-from selfexplain.modeling.model_folders import models_folders, restricted
-from selfexplain.results.explanation import Explanation
+from selfexplain.lab.distill.fidelity import DECISIVE_MARGIN, decisive
+from selfexplain.lab.distill.predictor import TeacherPredictor, load_teacher, teacher_location
 from selfexplain.views.highlight import escape_text
 
 DISAGREE = "The surrogate disagrees with your model here; its explanation does not apply."

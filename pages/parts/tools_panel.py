@@ -11,8 +11,8 @@ from plotly.graph_objects import Figure
 
 from pages.parts.attention_panel import attention_figure_for, on_model_view_select
 from pages.ui import PLOT_CONFIG
-from selfexplain.results.explanation import Explanation, Span
-from selfexplain.results.words import Level
+from selfexplain.core.results.explanation import Explanation, Span
+from selfexplain.core.results.words import Level
 from selfexplain.views.figures import model_view_figure, probability_figure
 from selfexplain.views.html_report import report_html
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 from pages.ui.input_limit import input_limit
-from selfexplain.results.attention import AGGREGATES
-from selfexplain.results.explanation import Explanation, Span
-from selfexplain.results.words import LEVELS
+from selfexplain.core.results.attention import AGGREGATES
+from selfexplain.core.results.explanation import Explanation, Span
+from selfexplain.core.results.words import LEVELS
 
 
 def init_inputs() -> None:

@@ -7,8 +7,8 @@ import json
 
 from pages.ui import ASSETS
 from pages.ui.loading import cached_explainer
+from selfexplain.core.formats.examples import read_example_bytes, read_examples
 from selfexplain.data import Example
-from selfexplain.formats.examples import read_example_bytes, read_examples
 
 SST5_NAMES = ("very negative", "negative", "neutral", "positive", "very positive")
 

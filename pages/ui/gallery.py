@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from selfexplain.core.results.explanation import Explanation
 from selfexplain.errors import USER_ERRORS
-from selfexplain.results.explanation import Explanation
 from selfexplain.views.highlight import escape_text
 
 

@@ -9,8 +9,8 @@ from typing import TypeVar
 
 import streamlit as st
 
-from selfexplain.pipeline import SelfExplainer, load_model
-from selfexplain.results.explanation import Explanation
+from selfexplain.core.pipeline import SelfExplainer, load_model
+from selfexplain.core.results.explanation import Explanation
 from selfexplain.support.byte_cache import ByteCache, cache_budget_bytes
 from selfexplain.support.malloc_tuning import fix_mmap_threshold
 

@@ -9,9 +9,9 @@ import streamlit as st
 
 from pages.ui.loading import cached_explainer
 from pages.ui.surrogate import render_sidebar_note
+from selfexplain.core.modeling.model_card import CARD_FILE, ModelCard, read_model_card
+from selfexplain.core.pipeline import DEFAULT_MODEL, SelfExplainer, available_models, resolve_model, restricted
 from selfexplain.errors import USER_ERRORS
-from selfexplain.modeling.model_card import CARD_FILE, ModelCard, read_model_card
-from selfexplain.pipeline import DEFAULT_MODEL, SelfExplainer, available_models, resolve_model, restricted
 from selfexplain.support.public_errors import load_failure
 from selfexplain.views.highlight import escape_text
 from selfexplain.views.model_labels import model_label

@@ -10,9 +10,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from selfexplain.distill.carrier import CARRIER_INPUTS, CARRIER_SHARE
-from selfexplain.modeling.config import ModelConfig
-from selfexplain.modeling.model_card import ModelCard
+from selfexplain.core.modeling.config import ModelConfig
+from selfexplain.core.modeling.model_card import ModelCard
+from selfexplain.lab.distill.carrier import CARRIER_INPUTS, CARRIER_SHARE
 from selfexplain.views.highlight import escape_text
 
 

@@ -15,9 +15,9 @@ import pages.parts
 import pages.ui
 from pages.ui.examples import examples_for, opening_example
 from pages.ui.loading import cached_explainer, cached_explanation
+from selfexplain.core.pipeline import DEFAULT_MODEL, resolve_model
+from selfexplain.core.results.explanation import Explanation
 from selfexplain.errors import USER_ERRORS
-from selfexplain.pipeline import DEFAULT_MODEL, resolve_model
-from selfexplain.results.explanation import Explanation
 from selfexplain.settings import apply_app_defaults
 
 LOG = get_logger(__name__)  # Streamlit's handler: the lines appear in the server's log

@@ -22,8 +22,8 @@ import torch
 
 from selfexplain.batch.reader import Row
 from selfexplain.batch.runner import BatchOptions, explain_rows, explain_window
-from selfexplain.formats.examples import read_examples
-from selfexplain.pipeline import load_model
+from selfexplain.core.formats.examples import read_examples
+from selfexplain.core.pipeline import load_model
 
 DEFAULT_DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "sst5" / "test.txt"
 SETTINGS = {"float32": (False, "float32"), "float32_fused": (True, "float32"), "bfloat16_fused": (True, "bfloat16")}

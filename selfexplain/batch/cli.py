@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from selfexplain.cli_support import add_fused_option, add_max_chars_option
-from selfexplain.formats.text import FORMATS, TXT_HELP
+from selfexplain.core.formats.text import FORMATS, TXT_HELP
 
 
 def add_command(subparsers: argparse._SubParsersAction) -> None:
@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     from selfexplain.batch.explore import summary
     from selfexplain.batch.reader import BatchInputError, RowReader
     from selfexplain.batch.runner import BatchOptions, run_batch
-    from selfexplain.pipeline import load_model
+    from selfexplain.core.pipeline import load_model
     from selfexplain.support.progress_log import iter_rows
 
     if args.batch_size < 1 or args.top_k < 0:

@@ -1,7 +1,7 @@
 """Batch input: the records of a CSV, TSV, JSONL or TXT file (one text a line: ``.txt`` means lines here)
 as :class:`Row` objects, with every row-level problem kept on its row.
 
-Files are read by :class:`selfexplain.formats.records.Records`. File-level problems (not UTF-8, malformed
+Files are read by :class:`selfexplain.core.formats.records.Records`. File-level problems (not UTF-8, malformed
 CSV, a first JSONL line that is not an object, a missing CSV column, too large) raise
 :class:`BatchInputError` naming the file and the line. Row-level problems (an empty text, a wrong number of
 fields, a later JSONL line that is not an object, a quote never closed) do not stop the run: the row is
@@ -15,9 +15,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from selfexplain.core.formats.records import Record, Records
+from selfexplain.core.formats.text import FORMATS, FormatError, detect_format
 from selfexplain.errors import DataError
-from selfexplain.formats.records import Record, Records
-from selfexplain.formats.text import FORMATS, FormatError, detect_format
 
 __all__ = ["FORMATS", "BatchInputError", "Row", "RowReader", "check_size", "detect_format"]
 TXT_COLUMN = "text"

@@ -1,7 +1,7 @@
 """The result record of one input row: the JSONL output schema of the batch runner.
 
 Every input row gives exactly one record, in input order. A record is a token-less Explanation (the one
-schema, :mod:`selfexplain.results.schema`, without ``tokens``) plus the row's own fields; a row that cannot
+schema, :mod:`selfexplain.core.results.schema`, without ``tokens``) plus the row's own fields; a row that cannot
 be explained (empty text, unknown gold label) gives a record with ``error`` set and no Explanation (its
 prediction fields null). Floats are rounded to 6 decimals so outputs compare exactly across runs.
 
@@ -16,7 +16,7 @@ for, ``attention_entropy`` (nats, last layer's head-mean [CLS] row over the real
 alpha span); ``error``.
 
 Records read back (:func:`parse_results`, an uploaded results file) pass :func:`check_record`: the own
-fields here, the Explanation by :func:`~selfexplain.results.schema.validate_explanation`. A record written
+fields here, the Explanation by :func:`~selfexplain.core.results.schema.validate_explanation`. A record written
 before the schema carried a version (version 1: no ``schema_version``, ``model``, ``num_evidence_spans``
 or ``span_unit``) reads as before.
 """
@@ -29,11 +29,11 @@ from typing import Any
 import numpy as np
 
 from selfexplain.batch.reader import Row
+from selfexplain.core.results.attention import cls_attention_scores
+from selfexplain.core.results.checks import MAX_LABEL_CHARS, MAX_TOKENS, fraction, number, require, text_field, whole
+from selfexplain.core.results.explanation import Explanation, Span
+from selfexplain.core.results.schema import SCHEMA_VERSION, explanation_dict, read_version, validate_explanation
 from selfexplain.errors import SchemaError
-from selfexplain.results.attention import cls_attention_scores
-from selfexplain.results.checks import MAX_LABEL_CHARS, MAX_TOKENS, fraction, number, require, text_field, whole
-from selfexplain.results.explanation import Explanation, Span
-from selfexplain.results.schema import SCHEMA_VERSION, explanation_dict, read_version, validate_explanation
 from selfexplain.support.jsonl import RecordError, parse_record
 
 FIELDS = (
@@ -173,7 +173,7 @@ def _optional(record: dict[str, Any], key: str, check: Any) -> None:
 def check_record(record: dict[str, Any]) -> None:
     """Refuse (SchemaError naming the field) a record of any schema version that breaks the batch record: its
     own fields (types, finite numbers, ranges) and, unless it is an error record, its token-less Explanation
-    (:func:`~selfexplain.results.schema.validate_explanation`). Keys outside the schema are left alone."""
+    (:func:`~selfexplain.core.results.schema.validate_explanation`). Keys outside the schema are left alone."""
     require({"index", "text", "spans"} <= set(record), "not a batch result record (needs index, text, spans)")
     read_version(record)
     whole(record["index"], 0, 2**53, "index")

@@ -27,9 +27,9 @@ from tqdm.auto import tqdm
 
 from selfexplain.batch.reader import BatchInputError, Row, RowReader
 from selfexplain.batch.records import empty_record, explanation_record, gold_label
+from selfexplain.core.pipeline import SelfExplainer, max_input_chars
+from selfexplain.core.results.schema import SCHEMA_VERSION
 from selfexplain.errors import InvalidInputError
-from selfexplain.pipeline import SelfExplainer, max_input_chars
-from selfexplain.results.schema import SCHEMA_VERSION
 from selfexplain.support.jsonl import parse_record
 from selfexplain.support.output_paths import check_output
 from selfexplain.support.progress_log import ProgressLog, check_same_run, fingerprint, read_state, write_state

@@ -71,8 +71,8 @@ def _one_line(text: str, width: int) -> str:
 
 
 def run_add(args: argparse.Namespace) -> int:
+    from selfexplain.core.pipeline import load_model, resolve_model
     from selfexplain.gallery.records import check_pinnable
-    from selfexplain.pipeline import load_model, resolve_model
 
     check_pinnable(args.text, args.pair)  # a text the gallery cannot keep is refused before it is explained
     store = _store()  # a bad database URL fails before the model loads

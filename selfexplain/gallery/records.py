@@ -8,7 +8,7 @@ not stored (they grow with the square of the length); a stored pin is O(T). The 
 ``pair`` and ``label`` repeat the explanation's (the database indexes them).
 
 Every record, whether added, imported or read back, passes :func:`validate_record`: this module checks the
-pin's own fields and :func:`selfexplain.results.schema.validate_explanation`, the one schema, checks the
+pin's own fields and :func:`selfexplain.core.results.schema.validate_explanation`, the one schema, checks the
 explanation (of any schema version up to the current one: a pin written before the Explanation carried
 ``schema_version`` reads as before, in the current version). Nothing outside the schema is kept.
 """
@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from selfexplain.core.results.checks import MAX_LABEL_CHARS, MAX_MODEL_CHARS, MAX_SPANS, require, text_field, whole
+from selfexplain.core.results.schema import validate_explanation
 from selfexplain.errors import GalleryDatabaseError, GalleryImportError, InvalidInputError, SchemaError
-from selfexplain.results.checks import MAX_LABEL_CHARS, MAX_MODEL_CHARS, MAX_SPANS, require, text_field, whole
-from selfexplain.results.schema import validate_explanation
 
 STORED_SPANS = 20
 MAX_TEXT_CHARS = 20_000  # the app's and the pipeline's input limit
@@ -129,8 +129,8 @@ def _stored(value: object) -> dict[str, Any]:
 
 def pin_explanation(data: object, text: str, pair: str | None, label: str) -> dict[str, Any]:
     """The checked copy of a pin's stored explanation of ``text``/``pair`` predicting ``label``: the one
-    schema's Explanation (:func:`~selfexplain.results.schema.validate_explanation`, at most
-    :data:`~selfexplain.results.checks.MAX_SPANS` spans) plus the pin's ``stored``; attention maps are
+    schema's Explanation (:func:`~selfexplain.core.results.schema.validate_explanation`, at most
+    :data:`~selfexplain.core.results.checks.MAX_SPANS` spans) plus the pin's ``stored``; attention maps are
     refused (a pin never keeps them). GalleryImportError names the first field that breaks it."""
     try:
         require(isinstance(data, dict), "explanation must be an object")

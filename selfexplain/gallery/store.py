@@ -91,7 +91,7 @@ class GalleryStore:
     def add(
         self, explanation: Any, model: str, note: str = "", text: str | None = None, pair: str | None = None
     ) -> Pin:
-        """Pin an :class:`~selfexplain.results.explanation.Explanation` (its text and pair unless given) with a
+        """Pin an :class:`~selfexplain.core.results.explanation.Explanation` (its text and pair unless given) with a
         new id."""
         data = stored_explanation(explanation)
         record = {

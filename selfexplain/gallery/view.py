@@ -2,10 +2,10 @@
 
 Every pin here has passed the pin's checks (:func:`selfexplain.gallery.records.validate_record`, the one
 schema), which is all this module relies on. A pin keeps the top spans, not the ``[T, T]`` grid, so it
-cannot be turned back into a full :class:`~selfexplain.results.explanation.Explanation`.
+cannot be turned back into a full :class:`~selfexplain.core.results.explanation.Explanation`.
 :func:`summary_explanation` gives a tokenless one that carries the text, the pair, the label names and the
 probabilities, which is all that ``highlight_html`` and ``probability_figure`` read; :func:`pin_spans` gives
-the stored spans back as :class:`~selfexplain.results.explanation.Span` objects.
+the stored spans back as :class:`~selfexplain.core.results.explanation.Span` objects.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from urllib.parse import urlencode, urljoin, urlsplit, urlunsplit
 
 import numpy as np
 
+from selfexplain.core.results.explanation import Explanation, Span, disjoint_spans
 from selfexplain.gallery.records import Pin
-from selfexplain.results.explanation import Explanation, Span, disjoint_spans
 
 GALLERY_PATH = "Gallery"  # pages/8_Gallery.py is served at /Gallery
 

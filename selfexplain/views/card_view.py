@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from selfexplain.modeling.model_card import Measure, ModelCard
+from selfexplain.core.modeling.model_card import Measure, ModelCard
 
 # Measures that answer "is the explanation faithful?": they remove or change what alpha points at and see
 # whether the decision follows (matched on the measure's name, lower case).

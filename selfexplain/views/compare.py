@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from selfexplain.analysis.compare import RankAgreement, WordAxis
+from selfexplain.methods.analysis.compare import RankAgreement, WordAxis
 from selfexplain.views.evidence import quoted
 from selfexplain.views.figures import MAX_GRID_UNITS, plot_text
 from selfexplain.views.highlight import escape_text

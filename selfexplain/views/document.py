@@ -1,4 +1,4 @@
-"""Pure figure and table builders for a long :class:`~selfexplain.results.document.Document`.
+"""Pure figure and table builders for a long :class:`~selfexplain.core.results.document.Document`.
 
 What they return grows linearly with the document (a bar per part, the text once), never with
 its square: grids are drawn for one part at a time with :func:`selfexplain.views.figures.span_grid_figure`
@@ -13,11 +13,11 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from selfexplain.results.attention import Aggregate, aggregate_attention
-from selfexplain.results.document import Document, WindowAttention
-from selfexplain.results.document_parts import DocumentParts
-from selfexplain.results.explanation import Explanation, Span
-from selfexplain.results.words import Level, level_view
+from selfexplain.core.results.attention import Aggregate, aggregate_attention
+from selfexplain.core.results.document import Document, WindowAttention
+from selfexplain.core.results.document_parts import DocumentParts
+from selfexplain.core.results.explanation import Explanation, Span
+from selfexplain.core.results.words import Level, level_view
 from selfexplain.views.figures import MAX_GRID_UNITS, attention_figure, plot_text
 from selfexplain.views.highlight import _segment_html
 from selfexplain.views.style import HIGHLIGHT, INK, LEGEND_ABOVE, MUTED, NOTE_TEXT, apply_layout

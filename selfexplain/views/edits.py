@@ -1,4 +1,5 @@
-"""Figures and tables of an edit's effect (:class:`selfexplain.analysis.edits.AlphaChange`). Pure; no Streamlit."""
+"""Figures and tables of an edit's effect (:class:`selfexplain.methods.analysis.edits.AlphaChange`).
+Pure; no Streamlit."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from selfexplain.analysis.edits import AlphaChange
+from selfexplain.methods.analysis.edits import AlphaChange
 from selfexplain.views.figures import MAX_GRID_UNITS, _token_axes, plot_text
 from selfexplain.views.style import DIFFERENCE_SCALE, apply_layout
 

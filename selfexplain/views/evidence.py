@@ -1,6 +1,6 @@
 """Evidence in words: which spans carry the weight, and how a span's rank is written.
 
-One rule for every page, report and export (:meth:`selfexplain.results.explanation.Explanation.evidence_spans`):
+One rule for every page, report and export (:meth:`selfexplain.core.results.explanation.Explanation.evidence_spans`):
 a span with alpha 0 (sparsemax and entmax give true zeros) is never listed, highlighted, ranked or
 counted as evidence. No Streamlit here; every text is escaped (:func:`escape_text`) and ready for
 Markdown or HTML.
@@ -8,7 +8,7 @@ Markdown or HTML.
 
 from __future__ import annotations
 
-from selfexplain.results.explanation import Span
+from selfexplain.core.results.explanation import Span
 from selfexplain.views.highlight import escape_text
 
 LISTED_PHRASES = 5  # the sentence names at most this many phrases

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from selfexplain.results.explanation import Explanation, evidence_ranks
-from selfexplain.results.words import Level, level_view
+from selfexplain.core.results.explanation import Explanation, evidence_ranks
+from selfexplain.core.results.words import Level, level_view
 from selfexplain.views.model_view import MODEL_VIEW_CELLS, model_view_figure, pooled_maps  # noqa: F401 (re-exported)
 from selfexplain.views.style import (
     ALPHA_SCALE,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from selfexplain.results.explanation import Explanation, Span
+from selfexplain.core.results.explanation import Explanation, Span
 from selfexplain.views.style import INK, NOTE_TEXT, SHADE_RGB
 
 # html.escape's five characters plus those Markdown or LaTeX would act on, all as numeric entities.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from selfexplain.results.explanation import Explanation, Span
+from selfexplain.core.results.explanation import Explanation, Span
 from selfexplain.views.evidence import weight_sentence
 from selfexplain.views.highlight import escape_text, highlight_html
 from selfexplain.views.style import REPORT_STYLE

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from selfexplain.modeling.config import ModelConfig
+from selfexplain.core.modeling.config import ModelConfig
 
 SENTIMENT_WORDS = ("positive", "negative")
 

@@ -1,5 +1,5 @@
-"""An :class:`~selfexplain.results.explanation.Explanation` shown inline in Jupyter (``_repr_html_``) or as a file
-(``show``): importing this module registers both for every Explanation (:mod:`selfexplain.results.display`).
+"""An :class:`~selfexplain.core.results.explanation.Explanation` shown inline in Jupyter (``_repr_html_``) or as a file
+(``show``): importing this module registers both for every Explanation (:mod:`selfexplain.core.results.display`).
 
 Static HTML with an inline SVG grid: no script and nothing fetched from a CDN, so it renders offline
 and stays in the saved notebook. It shows the prediction with every class probability, the text with
@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 from plotly.colors import get_colorscale
 
-from selfexplain.results.display import register as register_display
-from selfexplain.results.explanation import Explanation
-from selfexplain.results.words import group_view, word_of_token
+from selfexplain.core.results.display import register as register_display
+from selfexplain.core.results.explanation import Explanation
+from selfexplain.core.results.words import group_view, word_of_token
 from selfexplain.views.highlight import escape_text, highlight_html
 from selfexplain.views.style import (
     ALPHA_SCALE,

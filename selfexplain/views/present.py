@@ -2,7 +2,7 @@
 and a short glossary (issue 23 item 5). No Streamlit here; every text is escaped and ready for Markdown.
 
 Sentences about the explanation are built only from spans that carry weight (alpha above 0,
-:meth:`~selfexplain.results.explanation.Explanation.evidence_spans`): a span with alpha 0 is never named.
+:meth:`~selfexplain.core.results.explanation.Explanation.evidence_spans`): a span with alpha 0 is never named.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from selfexplain.results.explanation import Explanation
+from selfexplain.core.results.explanation import Explanation
 from selfexplain.views.evidence import quoted
 from selfexplain.views.highlight import escape_attribute, escape_text
 

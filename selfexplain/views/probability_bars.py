@@ -8,7 +8,7 @@ drawn (measured in docs/performance.md). The report and the other pages keep
 
 from __future__ import annotations
 
-from selfexplain.results.explanation import Explanation
+from selfexplain.core.results.explanation import Explanation
 from selfexplain.views.highlight import escape_attribute, escape_text
 from selfexplain.views.style import FONT_FAMILY, HIGHLIGHT, INK, MUTED, NOTE_TEXT, RULE, TITLE_SIZE
 

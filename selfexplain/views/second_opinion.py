@@ -6,7 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from selfexplain.analysis.second_opinion import SecondOpinion
+from selfexplain.methods.analysis.second_opinion import SecondOpinion
 from selfexplain.views.figures import plot_text
 from selfexplain.views.style import ACCENT, MUTED, OPINION, TICK_FONT, apply_layout
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from selfexplain.results.explanation import Explanation
+from selfexplain.core.results.explanation import Explanation
 from selfexplain.views.figures import attention_figure
 from selfexplain.views.style import (
     FONT_FAMILY,

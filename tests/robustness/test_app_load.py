@@ -20,7 +20,7 @@ TEXTS = [f"session {i}: the {w} film is {a}" for i, (w, a) in enumerate(
 
 
 def test_eight_concurrent_sessions(tiny_model_dir: Path, tiny_encoder: Path) -> None:
-    from selfexplain.pipeline import load_model
+    from selfexplain.core.pipeline import load_model
 
     explainer = load_model(tiny_model_dir)
     expected = {text: explainer.explain(text, attentions=False).label for text in TEXTS}

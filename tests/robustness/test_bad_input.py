@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from selfexplain.cli import main
+from selfexplain.core.pipeline import MAX_INPUT_CHARS
 from selfexplain.errors import InvalidInputError
-from selfexplain.pipeline import MAX_INPUT_CHARS
 from selfexplain.views.figures import attention_figure, span_grid_figure, span_table
 from selfexplain.views.highlight import highlight_html
 from selfexplain.views.html_report import report_html

@@ -48,7 +48,7 @@ def test_restricted_picker_offers_no_typed_paths(monkeypatch) -> None:  # noqa: 
 def test_no_hub_download_when_the_hub_is_off(monkeypatch) -> None:  # noqa: ANN001
     import pytest
 
-    from selfexplain.modeling.encoders import EncoderNotFoundError, load_encoder, load_tokenizer
+    from selfexplain.core.modeling.encoders import EncoderNotFoundError, load_encoder, load_tokenizer
 
     monkeypatch.setenv("SELFEXPLAIN_HUB", "0")
     for load in (load_encoder, load_tokenizer):

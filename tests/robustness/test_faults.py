@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from selfexplain.cli import main
-from selfexplain.modeling.checkpoint import load_model_directory
+from selfexplain.core.modeling.checkpoint import load_model_directory
 
 ROOT = Path(__file__).resolve().parents[2]
 WORDS = {1: ["great", "superb", "moving", "fine"], 0: ["dull", "awful", "boring", "weak"]}
@@ -82,7 +82,7 @@ def test_disk_full_is_reported_and_earlier_checkpoints_survive(
     def no_space(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr("selfexplain.modeling.checkpoint.save_file", no_space)
+    monkeypatch.setattr("selfexplain.core.modeling.checkpoint.save_file", no_space)
     argv[argv.index("--epochs") + 1] = "2"
     capsys.readouterr()
     assert main(argv) == 2

@@ -198,8 +198,8 @@ def test_row14_digits_are_ascii_only(
 
 
 def test_row14_a_tree_label_in_other_digits_is_one_line(tmp_path: Path) -> None:
+    from selfexplain.core.formats.sst_trees import parse_tree
     from selfexplain.errors import DataError
-    from selfexplain.formats.sst_trees import parse_tree
 
     with pytest.raises(DataError, match="numeric label"):
         parse_tree("(³ (2 good) (3 film))", "trees.txt:1")
@@ -251,7 +251,7 @@ def file_size_limit(size: int) -> Iterator[None]:
 
 
 def test_row13_a_batch_cut_short_by_a_full_disk_resumes(tiny_model_dir: Path, tmp_path: Path) -> None:
-    from selfexplain.pipeline import load_model
+    from selfexplain.core.pipeline import load_model
 
     explainer = load_model(tiny_model_dir)
     data = tmp_path / "d.txt"
@@ -294,7 +294,7 @@ def test_row8_non_finite_numbers_in_a_config_are_one_line(
 
 
 def test_row10_a_huge_config_is_refused_unread(tiny_model_dir: Path, tmp_path: Path) -> None:
-    from selfexplain.modeling.config import MAX_CONFIG_BYTES, ModelConfig
+    from selfexplain.core.modeling.config import MAX_CONFIG_BYTES, ModelConfig
 
     folder = model_copy(tiny_model_dir, tmp_path / "huge")
     with (folder / "selfexplain.json").open("r+b") as handle:
@@ -316,7 +316,7 @@ def test_row11_metrics_must_be_numbers(
 def test_row12_a_folder_cannot_take_another_models_name(
     tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from selfexplain.pipeline import load_model
+    from selfexplain.core.pipeline import load_model
 
     models = tmp_path / "models"
     model_copy(tiny_model_dir, models / "impostor", name="sst5-minilm")
@@ -329,7 +329,7 @@ def test_row12_a_folder_cannot_take_another_models_name(
 
 
 def test_also_seen_a_million_labels_and_a_huge_name_are_refused_early(tmp_path: Path) -> None:
-    from selfexplain.modeling.config import MAX_LABELS, ModelConfig
+    from selfexplain.core.modeling.config import MAX_LABELS, ModelConfig
 
     with pytest.raises(ValueError, match=f"at most {MAX_LABELS:,} labels"):
         ModelConfig(encoder="x", label_names=[f"l{n}" for n in range(1_000_000)])
@@ -342,7 +342,7 @@ def test_also_seen_a_million_labels_and_a_huge_name_are_refused_early(tmp_path: 
 def test_row9_gallery_add_refuses_a_text_it_cannot_keep_before_explaining(
     capsys: pytest.CaptureFixture[str], home: Path, tiny_model_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import selfexplain.pipeline as pipeline
+    import selfexplain.core.pipeline as pipeline
 
     def no_model(*args: object, **kwargs: object) -> None:
         raise AssertionError("the model was loaded for a text the gallery cannot keep")

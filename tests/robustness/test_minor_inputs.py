@@ -12,10 +12,10 @@ import pytest
 from selfexplain.batch.reader import BatchInputError, RowReader
 from selfexplain.batch.runner import BatchOptions, run_batch
 from selfexplain.cli import main
+from selfexplain.core.formats.examples import read_examples
+from selfexplain.core.modeling.checkpoint import ModelDirectoryError, load_model_directory
+from selfexplain.core.modeling.config import ModelConfig
 from selfexplain.errors import DataError
-from selfexplain.formats.examples import read_examples
-from selfexplain.modeling.checkpoint import ModelDirectoryError, load_model_directory
-from selfexplain.modeling.config import ModelConfig
 from selfexplain.support.jsonl import RecordError, parse_record
 
 DEEP = "[" * 100_000 + "]" * 100_000
@@ -119,7 +119,7 @@ def test_a_config_that_is_not_an_object_or_lacks_keys() -> None:
 def test_saved_model_folders_follow_the_umask(tiny_explainer, tmp_path: Path, umask: int, mode: int) -> None:
     import os
 
-    from selfexplain.modeling.checkpoint import save_model
+    from selfexplain.core.modeling.checkpoint import save_model
 
     previous = os.umask(umask)
     try:

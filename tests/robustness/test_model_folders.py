@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from selfexplain.cli import main
+from selfexplain.core.modeling.checkpoint import ModelDirectoryError, load_model_directory
+from selfexplain.core.modeling.encoders import UnsafeWeightsError
+from selfexplain.core.pipeline import resolve_model
 from selfexplain.errors import UnknownModelError
-from selfexplain.modeling.checkpoint import ModelDirectoryError, load_model_directory
-from selfexplain.modeling.encoders import UnsafeWeightsError
-from selfexplain.pipeline import resolve_model
 
 
 def broken_copy(source: Path, tmp_path: Path, name: str) -> Path:
@@ -99,8 +99,8 @@ def test_missing_fifo_or_foreign_tokenizers_are_refused(tiny_model_dir, tmp_path
 
     import pytest
 
+    from selfexplain.core.modeling.checkpoint import load_model_directory
     from selfexplain.errors import ModelDirectoryError
-    from selfexplain.modeling.checkpoint import load_model_directory
 
     broken = tmp_path / "no-tokenizer"
     shutil.copytree(tiny_model_dir, broken)

@@ -7,9 +7,9 @@ import threading
 
 import numpy as np
 
-from selfexplain.anatomy.corpus import attention_anatomy
 from selfexplain.data import Example
-from selfexplain.explainers import get_method
+from selfexplain.lab.anatomy.corpus import attention_anatomy
+from selfexplain.methods.explainers import get_method
 
 TEXTS = [f"sentence {i}: the {w} film is {a} but the end is {b}" for i, (w, a, b) in enumerate(
     [("long", "slow", "kind"), ("short", "sharp", "flat"), ("odd", "warm", "cold"), ("quiet", "dull", "true")]

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from selfexplain.results.explanation import Explanation, Token
-from selfexplain.results.words import word_view
+from selfexplain.core.results.explanation import Explanation, Token
+from selfexplain.core.results.words import word_view
 from selfexplain.views.document import mass_in_view, part_grid_level
 from selfexplain.views.figures import MAX_GRID_UNITS, TICK_FONT, grid_data, grid_view, span_grid_figure
 
@@ -64,7 +64,7 @@ def test_labels_of_a_dense_grid_do_not_overlap() -> None:
 
 
 def test_a_parts_attention_shares_its_grids_axis() -> None:
-    from selfexplain.results.document import WindowAttention
+    from selfexplain.core.results.document import WindowAttention
     from selfexplain.views.document import part_word_attention_figure, window_positions
 
     part = paragraph(words=30, per_sentence=10)

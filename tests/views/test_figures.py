@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from test_explanation import make_explanation
 
-from selfexplain.results.attention import aggregate_attention, rollout
-from selfexplain.results.words import word_view
+from selfexplain.core.results.attention import aggregate_attention, rollout
+from selfexplain.core.results.words import word_view
 from selfexplain.views.figures import (
     attention_figure,
     grid_data,
@@ -76,8 +76,8 @@ def test_word_level_merges_pieces_and_keeps_mass() -> None:
 
 
 def test_sentence_level_groups_at_sentence_ends_and_keeps_mass() -> None:
-    from selfexplain.results.explanation import Explanation, Token
-    from selfexplain.results.words import group_span_at, level_view, sentence_of_token
+    from selfexplain.core.results.explanation import Explanation, Token
+    from selfexplain.core.results.words import group_span_at, level_view, sentence_of_token
     from selfexplain.views.figures import span_grid_figure
 
     text = "Slow start . But great ! Truly"
@@ -194,7 +194,7 @@ def test_long_grid_is_bounded_and_pans_along_the_diagonal() -> None:
 
 
 def test_word_span_carries_word_alpha_and_rank() -> None:
-    from selfexplain.results.words import group_span_at as word_span_at
+    from selfexplain.core.results.words import group_span_at as word_span_at
 
     exp = make_explanation(n=4)
     view = word_view(exp)  # every token is its own word here

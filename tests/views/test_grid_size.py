@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from selfexplain.results.explanation import Explanation, Token
+from selfexplain.core.results.explanation import Explanation, Token
 from selfexplain.views.figures import GRID_PITCH, attention_figure, side_by_side, span_grid_figure
 from selfexplain.views.style import TICK_FONT
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from helpers import make_explainer
 
-from selfexplain.results.words import word_of_token
+from selfexplain.core.results.words import word_of_token
 from selfexplain.views.highlight import escape_text
 from selfexplain.views.notebook import MAX_CELLS, explanation_html, notebook_grid, show
 
@@ -134,7 +134,7 @@ def test_example_notebook_runs_and_shows_the_predictions(tmp_path, monkeypatch) 
     import nbformat
     from nbclient import NotebookClient
 
-    from selfexplain.pipeline import load_model
+    from selfexplain.core.pipeline import load_model
 
     notebook = nbformat.read(NOTEBOOK, as_version=4)
     source = "\n".join(cell.source for cell in notebook.cells)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from test_explanation import make_explanation
 
-from selfexplain.results.explanation import Explanation, Token
+from selfexplain.core.results.explanation import Explanation, Token
 from selfexplain.views.present import (
     GLOSSARY,
     attention_sentence,

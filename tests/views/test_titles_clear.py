@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from selfexplain.anatomy.figures import perturbation_figure
 from selfexplain.batch.figures import top_spans_figure
+from selfexplain.lab.anatomy.figures import perturbation_figure
 from selfexplain.views.style import GLYPH_WIDTH, MARGIN, MODEBAR_ROOM, PANEL_TITLE_ROOM, TITLE_SIZE
 
 

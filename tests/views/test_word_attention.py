@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from test_explanation import make_explanation
 
-from selfexplain.results.words import word_view
+from selfexplain.core.results.words import word_view
 from selfexplain.views.figures import span_grid_figure
 from selfexplain.views.style import HEAD_FADE, HEAD_LINE, HEAD_LINE_FOCUS
 from selfexplain.views.word_attention import (

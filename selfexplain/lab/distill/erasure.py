@@ -1,0 +1,73 @@
+"""What the teacher needs of each word: the drop in the probability of its label when the word is deleted.
+
+``selfexplain distill --erasure-weight W`` teaches the student's span scores these effects (the span
+whose words the teacher needs most scores highest), so that alpha points where erasing the input moves
+the *teacher*, not only where the student's own vectors happen to carry the label. A fine-tuned teacher
+writes its label into nearly every token (docs/surrogates.md), so without this a surrogate that follows
+it closely may put alpha on any token, "." included.
+
+An effect is measured at the input: the word's characters are cut from the text and the teacher reads
+what is left (leave-one-out occlusion, as ``selfexplain.methods.explainers.loo`` does for a model's own words).
+Words are the student tokenizer's words (its pre-tokenizer's, as the span layer's ``span_unit="word"``
+groups pieces), so every piece of a word carries that word's effect. The teacher runs once per word of
+every text, so the effects are computed once and cached next to the teacher's probabilities.
+
+With ``--own-erasure-epoch K`` the targets from epoch K on also read the *student's* own effects
+(:func:`selfexplain.methods.training.erasure_targets.own_effects`, measured on each batch as it trains, without
+gradient), mixed with the teacher's (``--own-erasure-share``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+from tqdm.auto import tqdm
+from transformers import PreTrainedTokenizerBase
+
+from selfexplain.data import Example
+from selfexplain.errors import InvalidInputError
+from selfexplain.lab.distill.teacher import Teacher, teacher_probabilities
+from selfexplain.methods.training.erasure_targets import cut_variants, token_effects
+
+CHUNK = 32768  # variant texts per teacher call: bounds memory on long files (a selfexplain teacher loads once a call)
+
+
+def erasure_effects(
+    teacher: Teacher,
+    tokenizer: PreTrainedTokenizerBase,
+    examples: Sequence[Example],
+    probabilities: torch.Tensor,
+    max_length: int = 128,
+    progress: bool = True,
+) -> list[torch.Tensor]:
+    """Per example, a ``[N]`` float tensor over its ``N`` tokens (as the student tokenises it, special
+    tokens included): ``p(c | text) - p(c | text without the token's word)`` for the teacher's label
+    ``c``, 0 on special tokens. ``probabilities`` ``[E, C]``: the teacher's on the whole texts (cached
+    by the caller). Single texts only: a pair has two texts to cut from, which this does not handle."""
+    if any(e.pair for e in examples):
+        raise InvalidInputError("--erasure-weight reads single texts only (the data has sentence pairs)")
+    labels = probabilities.argmax(dim=1)  # [E]
+    token_words, cuts, owners = cut_variants(tokenizer, [e.text for e in examples])
+    variants = [Example(cut) for cut in cuts]
+    kept = torch.empty(len(variants))  # p(c | text without word) per variant
+    bar = tqdm(total=len(variants), desc="erasure (texts with one word cut)", disable=not progress)
+    for lo in range(0, len(variants), CHUNK):
+        part = teacher_probabilities(teacher, variants[lo : lo + CHUNK], max_length, progress=False)  # [V, C]
+        kept[lo : lo + CHUNK] = part.gather(1, labels[owners[lo : lo + CHUNK]].unsqueeze(1)).squeeze(1)
+        bar.update(len(part))
+    bar.close()
+    full = probabilities.gather(1, labels.unsqueeze(1)).squeeze(1)  # [E]
+    return token_effects(full, kept, token_words)
+
+
+def pack(effects: Sequence[torch.Tensor]) -> dict[str, torch.Tensor]:
+    """Ragged per-example effects as two tensors (for a safetensors cache)."""
+    lengths = torch.tensor([len(e) for e in effects], dtype=torch.long)
+    values = torch.cat(list(effects)) if effects else torch.zeros(0)
+    return {"erasure_values": values.contiguous(), "erasure_lengths": lengths}
+
+
+def unpack(tensors: dict[str, torch.Tensor]) -> list[torch.Tensor]:
+    """The inverse of :func:`pack`."""
+    return list(torch.split(tensors["erasure_values"], tensors["erasure_lengths"].tolist()))

@@ -1,0 +1,216 @@
+"""How sharp and how decisive alpha is: the measures of docs/sharpness.md.
+
+Per input (pure functions of an :class:`~selfexplain.core.results.explanation.Explanation`): the largest
+alpha, the effective number of spans ``exp(H(alpha))``, the alpha mass of the top 3 spans,
+Spearman's correlation between each token's alpha mass and the position prior
+``(t + 1)(T - t)``, the share of the top 5 spans that split a word, and, for sparse alpha,
+the top span's length in words, the number of spans with alpha > 0 and (pairs) whether both
+texts hold one. With the model: whether the prediction survives alpha replaced by the uniform
+distribution, and whether the model reading only its top-1 span's words predicts the same label
+(:mod:`selfexplain.lab.sharpness.measures_model` has the deletion and removal measures).
+
+The registry (:data:`MEASURES`) and the summaries are re-exported from
+:mod:`selfexplain.lab.sharpness.registry` and :mod:`selfexplain.lab.sharpness.summary`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import spearmanr
+
+from selfexplain.core.results.explanation import Explanation, Span, position_prior
+from selfexplain.core.results.words import word_of_token
+from selfexplain.lab.sharpness.registry import MEASURES as MEASURES
+from selfexplain.lab.sharpness.registry import Measure as Measure
+from selfexplain.lab.sharpness.summary import markdown_summary as markdown_summary
+from selfexplain.lab.sharpness.summary import summarise as summarise
+from selfexplain.lab.sharpness.summary import summary_rows as summary_rows
+
+
+def span_alphas(explanation: Explanation) -> np.ndarray:
+    """alpha of every valid span ``[V]``, in descending order."""
+    return explanation.ranking[2]
+
+
+def max_alpha(explanation: Explanation) -> float:
+    weights = span_alphas(explanation)
+    return float(weights[0]) if weights.size else float("nan")
+
+
+def effective_spans(explanation: Explanation) -> float:
+    """``exp(H(alpha))``: 1 for a one-hot alpha, the span count for a uniform one."""
+    weights = span_alphas(explanation).astype(np.float64)
+    positive = weights[weights > 0]
+    return float(np.exp(-(positive * np.log(positive)).sum()))
+
+
+def top_mass(explanation: Explanation, k: int = 3) -> float:
+    return float(span_alphas(explanation)[:k].sum())
+
+
+def position_spearman(explanation: Explanation) -> float:
+    """Spearman between the tokens' alpha mass and the position prior; NaN when either is constant."""
+    scores = explanation.token_scores()
+    prior = position_prior(np.array([t.segment for t in explanation.tokens]))
+    if scores.size < 3 or np.ptp(scores) == 0 or np.ptp(prior) == 0:
+        return float("nan")
+    return float(spearmanr(scores, prior).statistic)
+
+
+def splits_word(explanation: Explanation, span: Span) -> bool:
+    """True when the span starts or ends inside a word: a letter or digit on both sides of its edge."""
+    source = explanation.segment_text(span.segment)
+    before = span.start_char > 0 and source[span.start_char - 1].isalnum() and source[span.start_char].isalnum()
+    after = span.end_char < len(source) and source[span.end_char - 1].isalnum() and source[span.end_char].isalnum()
+    return bool(before or after)
+
+
+def split_word_share(explanation: Explanation, k: int = 5) -> float:
+    spans = explanation.top_spans(k)
+    return float(np.mean([splits_word(explanation, s) for s in spans])) if spans else float("nan")
+
+
+def positive_top_span(explanation: Explanation) -> Span | None:
+    """The highest-alpha span (ties by position) when its alpha is > 0, else None: only spans
+    with alpha > 0 count as top spans."""
+    weights = span_alphas(explanation)
+    return explanation.top_spans(1)[0] if weights.size and weights[0] > 0 else None
+
+
+@dataclass(frozen=True)
+class Words:
+    """The explanation's ``W`` word units (:func:`selfexplain.core.results.words.word_of_token`: the model's own
+    words for a word-level model, whitespace words otherwise): ``of_token`` ``[T]`` the word of each
+    token; ``segment``, ``start_char``, ``end_char`` ``[W]`` each word's text (0/1) and characters."""
+
+    of_token: np.ndarray
+    segment: np.ndarray
+    start_char: np.ndarray
+    end_char: np.ndarray
+
+    @property
+    def count(self) -> int:
+        return int(self.segment.size)
+
+
+def words_of(explanation: Explanation) -> Words:
+    """The :class:`Words` of ``explanation``."""
+    of_token = word_of_token(explanation)
+    count = int(of_token.max()) + 1 if of_token.size else 0
+    first = np.searchsorted(of_token, np.arange(count), side="left")
+    last = np.searchsorted(of_token, np.arange(count), side="right") - 1
+    tokens = explanation.tokens
+    return Words(
+        of_token,
+        np.array([tokens[i].segment for i in first.tolist()], dtype=np.int64),
+        np.array([tokens[i].start for i in first.tolist()], dtype=np.int64),
+        np.array([tokens[i].end for i in last.tolist()], dtype=np.int64),
+    )
+
+
+def span_words(words: Words, span: Span) -> tuple[int, int]:
+    """``(first, last)`` word (inclusive) that ``span``'s tokens touch."""
+    return int(words.of_token[span.start_token]), int(words.of_token[span.end_token])
+
+
+def top_span_words(explanation: Explanation) -> float:
+    """Words the top span (alpha > 0) touches; NaN when no span has alpha > 0."""
+    span = positive_top_span(explanation)
+    if span is None:
+        return float("nan")
+    first, last = span_words(words_of(explanation), span)
+    return float(last - first + 1)
+
+
+def nonzero_spans(explanation: Explanation) -> float:
+    """How many valid spans have alpha > 0 (every span under softmax)."""
+    return float(np.count_nonzero(span_alphas(explanation) > 0))
+
+
+def both_sides_share(explanation: Explanation) -> float:
+    """1.0 when both texts of a pair hold a span with alpha > 0, else 0.0; NaN for a single text."""
+    if explanation.pair is None:
+        return float("nan")
+    starts, _, weights = explanation.ranking
+    segments = np.array([t.segment for t in explanation.tokens], dtype=np.int64)[starts[weights > 0]]
+    return float(np.isin([0, 1], segments).all())
+
+
+def top_span_input(explanation: Explanation) -> tuple[str, str | None]:
+    """The input reduced to the words of the top-1 span: its text replaces its segment; the other
+    text of a pair is kept (a pair model needs both)."""
+    span = explanation.top_spans(1)[0]
+    if span.segment == 1:
+        return explanation.text, span.text
+    return span.text, explanation.pair
+
+
+REPEAT_MIN_INPUTS = 10  # below this many top spans, "the most common one" says nothing
+
+
+def top_span_text(explanation: Explanation) -> str:
+    """The top span's words (alpha > 0), lower-cased; "" when no span has alpha > 0."""
+    span = positive_top_span(explanation)
+    return " ".join(span.text.lower().split()) if span is not None else ""
+
+
+def modal_top_span(texts: Sequence[str]) -> str:
+    """The most common of the non-empty top spans ``texts`` (:func:`top_span_text`); "" when none."""
+    present = Counter(t for t in texts if t)
+    return present.most_common(1)[0][0] if present else ""
+
+
+def repeated_top_span(texts: Sequence[str]) -> np.ndarray:
+    """``[E]`` 1.0 where an input's top span (:func:`top_span_text`) is the corpus's most common top
+    span, else 0.0; NaN for an input without one, and for all when fewer than
+    :data:`REPEAT_MIN_INPUTS` inputs have one. A model that routes every decision through one carrier
+    token (the final "." of a contextual encoder) scores near 1 while its other measures can look sharp."""
+    values = np.full(len(texts), np.nan)
+    has = np.array([bool(t) for t in texts], dtype=bool)
+    if has.sum() < REPEAT_MIN_INPUTS:
+        return values
+    modal = modal_top_span(texts)
+    values[has] = np.array([t == modal for t in texts], dtype=np.float64)[has]
+    return values
+
+
+def explanation_row(explanation: Explanation) -> dict[str, float]:
+    """The model-free measures of one input."""
+    nonzero = nonzero_spans(explanation)
+    return {
+        "max_alpha": max_alpha(explanation),
+        "effective_spans": effective_spans(explanation),
+        "top3_mass": top_mass(explanation, 3),
+        "position_spearman": position_spearman(explanation),
+        "split_word_share": split_word_share(explanation),
+        "num_spans": float(explanation.span_mask.sum()),
+        "top_span_words": top_span_words(explanation),
+        "nonzero_spans": nonzero,
+        "multi_span_share": float(nonzero >= 2),
+        "both_sides_share": both_sides_share(explanation),
+    }
+
+
+Predict = Callable[[Sequence[str], Sequence[str] | None], np.ndarray]
+
+
+def decisiveness(
+    explanations: Sequence[Explanation], predict: Predict, predict_uniform: Predict
+) -> list[dict[str, float]]:
+    """Per input: ``uniform_agreement`` (the label survives uniform alpha) and ``top1_agreement``
+    (the label survives reading only the top-1 span). ``predict``/``predict_uniform`` map texts
+    (and pairs) to predicted class indices ``[B]``."""
+    texts = [e.text for e in explanations]
+    pairs = [e.pair or "" for e in explanations] if explanations and explanations[0].pair is not None else None
+    uniform = predict_uniform(texts, pairs)
+    reduced = [top_span_input(e) for e in explanations]
+    reduced_pairs = [p or "" for _, p in reduced] if pairs is not None else None
+    top1 = predict([t for t, _ in reduced], reduced_pairs)
+    return [
+        {"uniform_agreement": float(u == e.predicted_index), "top1_agreement": float(t == e.predicted_index)}
+        for e, u, t in zip(explanations, uniform.tolist(), top1.tolist())
+    ]

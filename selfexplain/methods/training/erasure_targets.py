@@ -1,0 +1,143 @@
+"""Word-deletion effects for the erasure term (:func:`selfexplain.methods.training.objectives.erasure_loss`).
+
+A word's *effect* on a model is ``p(c | text) - p(c | text without the word)`` for the class ``c`` the
+model gives the whole text (leave-one-out occlusion at the input). Words are the student tokenizer's
+words (its pre-tokenizer's, as the span layer's ``span_unit="word"`` groups pieces), and every piece of
+a word carries that word's effect. ``selfexplain distill`` measures a teacher's effects once
+(:mod:`selfexplain.lab.distill.erasure`); with ``--own-erasure-epoch`` the training loop also reads the
+student's own (:func:`own_effects`), since the sharpness measure ``deletion_beats_random`` deletes words
+from the student's input. The student is training's own model object, so it is called here, not through
+:class:`~selfexplain.core.pipeline.SelfExplainer`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import torch
+from transformers import PreTrainedTokenizerBase
+
+from selfexplain.core.inputs import plan_inputs, tokenise_inputs
+
+if TYPE_CHECKING:
+    from selfexplain.core.modeling.model import SelfExplainingModel
+
+
+def word_spans(tokenizer: PreTrainedTokenizerBase, text: str) -> tuple[list[int | None], list[tuple[int, int]]]:
+    """Per token of ``text`` as the student reads it (special tokens included): its word's index, or
+    None; and per word, its characters ``(start, end)`` in ``text``."""
+    row = tokenise_inputs(tokenizer, [text]).rows[0]
+    words: dict[int, list[int]] = {}
+    for (start, end), word in zip(row.offsets, row.word_ids):
+        if word is not None and end > start:
+            span = words.setdefault(word, [start, end])
+            span[0], span[1] = min(span[0], start), max(span[1], end)
+    order = sorted(words)
+    index = {word: k for k, word in enumerate(order)}
+    token_words = [index.get(word) if word is not None else None for word in row.word_ids]
+    return token_words, [(words[w][0], words[w][1]) for w in order]
+
+
+def word_cuts(tokenizer: PreTrainedTokenizerBase, text: str) -> tuple[list[int | None], list[str]]:
+    """Per token of ``text`` as the student reads it (special tokens included): its word's index,
+    or None; and per word, the text with that word's characters cut out."""
+    token_words, spans = word_spans(tokenizer, text)
+    return token_words, [(text[:start] + " " + text[end:]).strip() for start, end in spans]
+
+
+def cut_variants(
+    tokenizer: PreTrainedTokenizerBase, texts: Sequence[str]
+) -> tuple[list[list[int | None]], list[str], torch.Tensor]:
+    """Per text, its tokens' word indices (:func:`word_cuts`); every text's one-word cuts, in order; and
+    ``[V]`` the text each cut comes from."""
+    token_words, variants, owner = [], [], []
+    for row, text in enumerate(texts):
+        words, cuts = word_cuts(tokenizer, text)
+        token_words.append(words)
+        variants.extend(cuts)
+        owner.extend([row] * len(cuts))
+    return token_words, variants, torch.tensor(owner, dtype=torch.long)
+
+
+def token_effects(
+    full: torch.Tensor, kept: torch.Tensor, token_words: Sequence[Sequence[int | None]]
+) -> list[torch.Tensor]:
+    """Per text, ``[N]``: ``full[text] - kept[cut of the token's word]`` on each of its ``N`` tokens, 0 on
+    special tokens. ``full`` ``[E]``: p(c | text); ``kept`` ``[V]``: p(c | cut), cuts in
+    :func:`cut_variants` order."""
+    effects, at = [], 0
+    for row, words in enumerate(token_words):
+        count = len({w for w in words if w is not None})
+        drop = full[row] - kept[at : at + count]  # [words]
+        at += count
+        index = torch.tensor([-1 if w is None else w for w in words], dtype=torch.long)
+        effect = (
+            torch.where(index >= 0, drop[index.clamp_min(0)], torch.zeros(())) if count else torch.zeros(len(words))
+        )
+        effects.append(effect.float())
+    return effects
+
+
+def word_effects(
+    tokenizer: PreTrainedTokenizerBase, text: str, effect: torch.Tensor
+) -> tuple[list[tuple[int, int]], torch.Tensor]:
+    """The inverse of :func:`token_effects` for one text: its words' characters ``(start, end)`` and
+    ``[W]`` each word's effect, read from its pieces in ``effect`` ``[N]`` (every piece of a word carries
+    the word's effect); -inf for a word none of whose pieces ``effect`` covers."""
+    token_words, spans = word_spans(tokenizer, text)
+    index = torch.tensor([-1 if w is None else w for w in token_words], dtype=torch.long)
+    drop = torch.full((len(spans),), -float("inf"))
+    drop[index[index >= 0]] = effect[index >= 0].float()
+    return spans, drop
+
+
+def own_effects(
+    model: SelfExplainingModel,
+    tokenizer: PreTrainedTokenizerBase,
+    texts: Sequence[str],
+    max_length: int = 128,
+    batch_size: int = 64,
+) -> list[torch.Tensor]:
+    """The same effects as :func:`selfexplain.lab.distill.erasure.erasure_effects`, read by ``model``
+    itself: per text ``[N]``, ``p(c | text) - p(c | text without the token's word)`` for the class ``c``
+    the model predicts on the whole text. Without gradient and in eval mode (the model's training mode
+    is restored); inputs longer than ``max_length`` tokens are read cut to fit."""
+    token_words, variants, owners = cut_variants(tokenizer, texts)
+    inputs = [*texts, *variants]
+    plan = plan_inputs(tokenizer, inputs, None, max_length, "truncate", batch_size=batch_size)
+    device = next(model.parameters()).device
+    probs = torch.empty(len(inputs), len(model.config.label_names))  # [E + V, C]
+    training = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            for indices, batch in plan.batches:
+                probs[indices] = torch.softmax(model(**batch.model_inputs(device)).logits.float(), dim=-1).cpu()
+    finally:
+        model.train(training)
+    full = probs[: len(texts)]
+    labels = full.argmax(dim=1)  # [E]
+    kept = probs[len(texts) :].gather(1, labels[owners].unsqueeze(1)).squeeze(1)  # [V]
+    return token_effects(full.gather(1, labels.unsqueeze(1)).squeeze(1), kept, token_words)
+
+
+def with_own_effects(
+    model: SelfExplainingModel,
+    tokenizer: PreTrainedTokenizerBase,
+    texts: Sequence[str],
+    effects: Sequence[torch.Tensor],
+    share: float,
+    max_length: int = 128,
+) -> list[torch.Tensor]:
+    """``effects`` (the teacher's, per text; empty where a text has none) mixed with the model's own
+    (:func:`own_effects`): ``(1 - share) * teacher + share * own``, on the texts that have effects only
+    (the others stay empty, so the erasure term still reads the texts the caller chose)."""
+    rows = [row for row, effect in enumerate(effects) if len(effect)]
+    mixed = list(effects)
+    if not rows:
+        return mixed
+    own = own_effects(model, tokenizer, [texts[row] for row in rows], max_length)
+    for row, mine in zip(rows, own):  # the same tokenizer and text: the teacher's effects have the same [N]
+        mixed[row] = (1.0 - share) * effects[row] + share * mine
+    return mixed

@@ -1,3 +1,0 @@
-"""Making a model: the training loop (:mod:`~selfexplain.training.loop`), its extra objectives, warm start
-and distillation targets, and batched evaluation through a :class:`~selfexplain.pipeline.SelfExplainer`.
-"""
