@@ -130,7 +130,7 @@ FLOORS: list[tuple[str, ...]] = [
     ("views",),
     ("cli_support",),
     ("lab", "batch", "gallery"),
-    ("cli",),
+    ("cli", "pipeline"),  # pipeline.py: load_model's old address, a re-export of core/pipeline.py for users
 ]
 # The rooms inside a folder, in the same way (lowest first). In a folder not named here (lab/: faithfulness,
 # anatomy, plausibility, sharpness, distill) the rooms may use each other, never both ways.
@@ -192,6 +192,13 @@ def test_no_two_folders_or_rooms_import_each_other() -> None:
     assert cycles(_folder_graph(1)) == []
     folders = sorted(p.parent.name for p in PACKAGE.glob("*/__init__.py"))
     assert {folder: cycles(_folder_graph(2, folder)) for folder in folders} == {folder: [] for folder in folders}
+
+
+def test_load_model_keeps_its_old_address() -> None:
+    from selfexplain.core import pipeline as core_pipeline
+    from selfexplain.pipeline import SelfExplainer, load_model
+
+    assert (load_model, SelfExplainer) == (core_pipeline.load_model, core_pipeline.SelfExplainer)
 
 
 def test_the_public_surface_resolves_lazily() -> None:
