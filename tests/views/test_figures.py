@@ -5,7 +5,7 @@ import pytest
 from test_explanation import make_explanation
 
 from selfexplain.core.results.attention import aggregate_attention, rollout
-from selfexplain.core.results.words import word_view
+from selfexplain.core.results.words import level_view, word_view
 from selfexplain.views.figures import (
     attention_figure,
     grid_data,
@@ -73,6 +73,18 @@ def test_word_level_merges_pieces_and_keeps_mass() -> None:
     alpha, ranks, labels, texts, _ = grid_data(merged, level="word")
     assert alpha.shape == (3, 3) and labels == ["w0", "w1w2", "w3"] and texts[0][2] == "w0 w1w2 w3"
     assert sorted(ranks[ranks > 0].tolist()) == list(range(1, 7))
+
+
+def test_a_level_view_is_computed_once_per_explanation_and_read_only() -> None:
+    exp = make_explanation(n=4)
+    view = level_view(exp, "word")
+    assert view is word_view(exp) is level_view(exp, "word") and level_view(exp, "token") is None
+    assert level_view(exp, "sentence") is level_view(exp, "sentence") is not view
+    assert level_view(make_explanation(n=4), "word") is not view  # another explanation, its own view
+    with pytest.raises(ValueError):
+        view.alpha[0, 0] = 1.0
+    with pytest.raises(ValueError, match="unknown level"):
+        level_view(exp, "paragraph")  # type: ignore[arg-type]
 
 
 def test_sentence_level_groups_at_sentence_ends_and_keeps_mass() -> None:

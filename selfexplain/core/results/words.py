@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import weakref
 from dataclasses import dataclass
 from typing import Literal
 
@@ -82,19 +84,35 @@ def group_view(explanation: Explanation, group_of_token: np.ndarray) -> WordView
 
 
 def word_view(explanation: Explanation) -> WordView:
-    """Word-level alpha (see :func:`group_view`)."""
-    return group_view(explanation, word_of_token(explanation))
+    """Word-level alpha (see :func:`group_view`), computed once per explanation (:func:`level_view`)."""
+    view = level_view(explanation, "word")
+    assert view is not None
+    return view
+
+
+# explanation -> level -> its view: a page's grid, the grid's figure and the attention map beside it read the same
+# view, so it is computed once per explanation (and goes with it)
+_VIEWS: weakref.WeakKeyDictionary[Explanation, dict[str, WordView]] = weakref.WeakKeyDictionary()
+_VIEWS_LOCK = threading.Lock()
 
 
 def level_view(explanation: Explanation, level: Level) -> WordView | None:
-    """The view of a grid level; None at token level (the explanation itself)."""
-    if level == "word":
-        return word_view(explanation)
-    if level == "sentence":
-        return group_view(explanation, sentence_of_token(explanation))
+    """The view of a grid level; None at token level (the explanation itself). Computed once per explanation
+    and level (an Explanation is immutable; the view's arrays are read-only)."""
     if level == "token":
         return None
-    raise ValueError(f"unknown level {level!r}; use one of {', '.join(LEVELS)}")
+    if level not in ("word", "sentence"):
+        raise ValueError(f"unknown level {level!r}; use one of {', '.join(LEVELS)}")
+    with _VIEWS_LOCK:
+        view = _VIEWS.get(explanation, {}).get(level)
+    if view is None:
+        groups = word_of_token(explanation) if level == "word" else sentence_of_token(explanation)
+        view = group_view(explanation, groups)
+        for array in (view.word_of_token, view.alpha, view.span_mask):
+            array.setflags(write=False)
+        with _VIEWS_LOCK:
+            view = _VIEWS.setdefault(explanation, {}).setdefault(level, view)
+    return view
 
 
 def group_span_at(
