@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 # folders (the restriction itself is tested with monkeypatch and in test_deployment_config.py).
 os.environ.setdefault("SELFEXPLAIN_RESTRICT_MODELS", "0")
 
-from helpers import build_tiny_encoder, make_explainer  # noqa: E402
+from helpers import APP_MODELS, ModelSpec, build_tiny_encoder, make_explainer, save_tiny  # noqa: E402
 
 from selfexplain.core.modeling.checkpoint import save_model  # noqa: E402
 from selfexplain.core.pipeline import SelfExplainer  # noqa: E402
@@ -41,3 +42,17 @@ def tiny_model_dir(tiny_encoder: Path, tmp_path_factory: pytest.TempPathFactory)
     directory = tmp_path_factory.mktemp("models") / "tiny-sst"
     save_model(explainer.model, explainer.tokenizer, directory)
     return directory
+
+
+@pytest.fixture(scope="module")
+def models_dir(request: pytest.FixtureRequest, tiny_encoder: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A models folder (the app's ``SELFEXPLAIN_MODELS_DIR``), one per test module: the models its ``MODELS``
+    names (folder name -> ``make_explainer``'s arguments, or ``save(encoder, folder)``), else :data:`APP_MODELS`."""
+    root = tmp_path_factory.mktemp("models")
+    specs: Mapping[str, ModelSpec] = getattr(request.module, "MODELS", APP_MODELS)
+    for name, spec in specs.items():
+        if callable(spec):
+            spec(tiny_encoder, root / name)
+        else:
+            save_tiny(tiny_encoder, root / name, **spec)
+    return root

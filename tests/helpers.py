@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import torch
 from transformers import AutoTokenizer, BertConfig, BertModel
 
+from selfexplain.core.modeling.checkpoint import save_model
 from selfexplain.core.modeling.config import ModelConfig
 from selfexplain.core.modeling.encoders import packaged_minilm_path
 from selfexplain.core.modeling.model import SelfExplainingModel
@@ -48,6 +51,20 @@ def make_explainer(encoder: Path, pair: bool = False, seed: int = 0, **overrides
     model = SelfExplainingModel(config)
     tokenizer = AutoTokenizer.from_pretrained(encoder)
     return SelfExplainer(model, tokenizer)
+
+
+ModelSpec = Mapping[str, Any] | Callable[[Path, Path], object]
+# the app tests' models: a single-text and a pair model, seed 11
+APP_MODELS: dict[str, ModelSpec] = {"tiny-sst": {"seed": 11}, "tiny-nli": {"seed": 11, "pair": True}}
+
+
+def save_tiny(encoder: Path, folder: Path, name: str | None = None, **spec: Any) -> Path:
+    """A tiny model (``make_explainer(encoder, **spec)``) saved as ``folder``, its config named ``name`` (by
+    default after the folder)."""
+    explainer = make_explainer(encoder, **spec)
+    explainer.model.config.name = name or folder.name
+    save_model(explainer.model, explainer.tokenizer, folder)
+    return folder
 
 
 def load_script(name: str) -> ModuleType:

@@ -253,6 +253,7 @@ def test_agreement_sentences_and_scores(tiny_explainer) -> None:
     assert F.confusion_figure(table).data
 
 
+@pytest.mark.slow
 def test_cli_commands_write_results(tiny_explainer, tmp_path: Path, capsys) -> None:
     from selfexplain.core.modeling.checkpoint import save_model
 

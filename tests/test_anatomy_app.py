@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 from helpers import open_page
 from streamlit.testing.v1 import AppTest
 
@@ -53,6 +54,7 @@ def test_attention_anatomy_page(tiny_model_dir: Path) -> None:
     assert counts.startswith("**") and "without a distractor 50" in counts
 
 
+@pytest.mark.slow
 def test_probing_page(tiny_model_dir: Path) -> None:
     at = open_page(PAGES / "4_Probing.py", tiny_model_dir)
     assert not at.exception and not at.error
@@ -86,6 +88,7 @@ def test_probing_page(tiny_model_dir: Path) -> None:
     assert (position["Majority-class baseline"] < 0.5).all() and (position["Test items"] >= 100).all()
 
 
+@pytest.mark.slow
 def test_adversarial_page_single_and_corpus(tiny_model_dir: Path) -> None:
     at = open_page(PAGES / "5_Adversarial.py", tiny_model_dir)
     assert not at.exception and not at.error

@@ -15,15 +15,6 @@ from selfexplain.core.modeling.checkpoint import save_model
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
-@pytest.fixture(scope="module")
-def models_dir(tiny_encoder: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("app-models")
-    for pair in (False, True):
-        explainer = make_explainer(tiny_encoder, pair=pair, seed=11)
-        save_model(explainer.model, explainer.tokenizer, root / explainer.config.name)
-    return root
-
-
 def z_shape(trace: dict) -> tuple[int, ...]:
     """Shape of a heatmap's ``z``: a nested list, or plotly's typed array ``{dtype, bdata, shape}``."""
     z = trace["z"]
@@ -154,6 +145,24 @@ def test_reruns_of_a_long_text_build_no_download(models_dir: Path, monkeypatch: 
     assert calls == []
 
 
+def test_a_render_groups_an_explanation_once_per_level(models_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The grid, its figure and the attention map beside it (and its head view) share one level view."""
+    from selfexplain.core.results import words
+
+    calls: list[tuple[int, int]] = []
+    group_view = words.group_view
+    monkeypatch.setattr(words, "group_view", lambda e, g: calls.append((id(e), int(g.max()))) or group_view(e, g))
+    at = open_model(models_dir, "tiny-sst")
+    at.text_area(key="text").input("A slow film. But the acting is superb and the ending moves.").run()
+    for level in ("word", "sentence"):
+        at.segmented_control(key="grid_level").set_value(level).run()
+        at.toggle(key="show_head_view").set_value(True).run()
+        calls.clear()
+        at.run()
+        assert not at.exception
+        assert len(calls) == len(set(calls)) <= 1, calls  # at most once a render: none once it is kept
+
+
 def test_a_typed_model_path_is_not_rendered_as_markdown(tmp_path: Path) -> None:
     at = AppTest.from_file(APP, default_timeout=120)
     at.run()
@@ -164,6 +173,7 @@ def test_a_typed_model_path_is_not_rendered_as_markdown(tmp_path: Path) -> None:
     assert "![x](" not in message and "**bold**" not in message  # escaped: shown as typed, nothing fetched
 
 
+@pytest.mark.slow
 def test_flip_certificate_on_request(models_dir: Path) -> None:
     at = open_model(models_dir, "tiny-sst")
     at.text_area(key="text").input("A dull, lifeless and overlong film with one bright moment.").run()

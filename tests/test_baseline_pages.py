@@ -7,23 +7,13 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import make_explainer
 from streamlit.testing.v1 import AppTest
-
-from selfexplain.core.modeling.checkpoint import save_model
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXT = "The visuals are gorgeous, but the story is thin."
 
 
-@pytest.fixture(scope="module")
-def models_dir(tiny_encoder: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("baseline-models")
-    for name, spec in {"tiny-mean": {"seed": 8, "head": "mean"}, "tiny-nli-mean": {"seed": 9, "head": "mean"}}.items():
-        explainer = make_explainer(tiny_encoder, pair=name.startswith("tiny-nli"), **spec)
-        explainer.model.config.name = name
-        save_model(explainer.model, explainer.tokenizer, root / name)
-    return root
+MODELS = {"tiny-mean": {"seed": 8, "head": "mean"}, "tiny-nli-mean": {"seed": 9, "head": "mean", "pair": True}}
 
 
 def titles(at: AppTest) -> list[str]:

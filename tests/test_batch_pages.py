@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from helpers import build_tiny_encoder, make_explainer, open_page
 from streamlit.testing.v1 import AppTest
 
@@ -46,6 +47,7 @@ def test_batch_page_upload_run_filter(tiny_model_dir: Path) -> None:
     assert list(at.dataframe[-1].value["row"]) == [1, 3, 4] or len(at.dataframe) >= 1
 
 
+@pytest.mark.slow
 def test_batch_page_guesses_columns_by_the_projects_usual_names(tiny_model_dir: Path, tmp_path: Path) -> None:
     at = open_page(BATCH, tiny_model_dir)
     at.file_uploader(key="batch_file").set_value(("r.csv", b"id,sentence,y\n1,a warm film,4\n", "text/csv")).run()

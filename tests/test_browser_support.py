@@ -14,6 +14,7 @@ import pytest
 from browser_support import CHROMIUM, DEBIAN_CHROMIUM, app_server, chromium
 
 
+@pytest.mark.slow
 def test_a_server_that_cannot_start_fails_at_once_with_its_log() -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
@@ -26,6 +27,7 @@ def test_a_server_that_cannot_start_fails_at_once_with_its_log() -> None:
     assert time.monotonic() - start < 60  # it saw the process exit instead of waiting for the timeout
 
 
+@pytest.mark.slow
 def test_server_environment_log_on_failure_and_shutdown(monkeypatch, capsys) -> None:
     monkeypatch.setenv("SELFEXPLAIN_DB_URL", "sqlite:////nowhere/gallery.sqlite3")
     with pytest.raises(ValueError, match="a failing test"):

@@ -117,6 +117,7 @@ def test_help_loads_no_torch() -> None:
     assert out.strip() == "[]"
 
 
+@pytest.mark.slow
 def test_explain_reads_standard_input_and_files(tiny_model_dir, tmp_path, monkeypatch, capsys) -> None:
     import io
     import json as json_module

@@ -6,30 +6,19 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import make_explainer
 from streamlit.testing.v1 import AppTest
-
-from selfexplain.core.modeling.checkpoint import save_model
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "1_Compare.py")
 TEXT = "The visuals are gorgeous, but the story is thin."
 
 
-@pytest.fixture(scope="module")
-def models_dir(tiny_encoder: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("compare-models")
-    specs = {
-        "tiny-a": {"seed": 1},
-        "tiny-b": {"seed": 2},
-        "tiny-base": {"seed": 3, "head": "mean"},
-        "tiny-nli": {"seed": 4, "pair": True},
-        "tiny-nli-2": {"seed": 5, "pair": True},
-    }
-    for name, spec in specs.items():
-        explainer = make_explainer(tiny_encoder, **spec)
-        explainer.model.config.name = name
-        save_model(explainer.model, explainer.tokenizer, root / name)
-    return root
+MODELS = {
+    "tiny-a": {"seed": 1},
+    "tiny-b": {"seed": 2},
+    "tiny-base": {"seed": 3, "head": "mean"},
+    "tiny-nli": {"seed": 4, "pair": True},
+    "tiny-nli-2": {"seed": 5, "pair": True},
+}
 
 
 def charts(at: AppTest) -> dict[str, dict]:
@@ -54,6 +43,7 @@ def open_compare(monkeypatch: pytest.MonkeyPatch, models_dir: Path, **params: st
     return at.run()
 
 
+@pytest.mark.slow
 def test_two_models_side_by_side(monkeypatch: pytest.MonkeyPatch, models_dir: Path) -> None:
     at = open_compare(monkeypatch, models_dir, model_a="tiny-a", model_b="tiny-b", text=TEXT)
     assert not at.exception and not at.error

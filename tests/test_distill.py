@@ -142,6 +142,7 @@ def test_agreement_by_the_teachers_margin() -> None:
         agreement_by_margin(student[:2], teacher)
 
 
+@pytest.mark.slow
 def test_distill_a_bert_classifier_measures_fidelity_and_writes_it(
     tiny_encoder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -212,6 +213,7 @@ def _broken(tiny_encoder: Path, tmp_path: Path, change: str) -> Path:
     [("labels", "its label count cannot be read"), ("family", "its family cannot be read"),
      ("head", "not a sequence-classification model")],
 )  # fmt: skip
+@pytest.mark.slow
 def test_a_teacher_that_cannot_be_read_is_refused_in_one_line(
     tiny_encoder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], change: str, message: str
 ) -> None:
@@ -222,6 +224,7 @@ def test_a_teacher_that_cannot_be_read_is_refused_in_one_line(
     assert not (tmp_path / "out" / "best").exists()
 
 
+@pytest.mark.slow
 def test_the_app_shows_the_surrogate_note_in_the_sidebar_and_on_the_model_card(
     tiny_encoder: Path, tiny_model_dir: Path, tmp_path: Path
 ) -> None:
@@ -286,6 +289,7 @@ def test_distill_a_selfexplain_baseline_starts_from_its_encoder_and_output_layer
     assert read_model_card(out / "best").surrogate_of == "tiny-sst"
 
 
+@pytest.mark.slow
 def test_a_pretrained_encoder_student_copies_nothing_from_the_teacher(
     tiny_encoder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -323,6 +327,7 @@ def test_a_pretrained_encoder_student_copies_nothing_from_the_teacher(
     assert not (tmp_path / "other").exists()  # refused before the teacher labelled anything
 
 
+@pytest.mark.slow
 def test_the_student_takes_the_shipped_recipe_span_options(
     tiny_encoder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -347,6 +352,7 @@ def test_the_student_takes_the_shipped_recipe_span_options(
         assert not (tmp_path / "refused").exists()
 
 
+@pytest.mark.slow
 def test_the_student_takes_the_complement_sufficiency_and_removal_terms(
     tiny_encoder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -394,6 +400,7 @@ def test_a_selfexplain_teacher_on_the_packaged_encoder_reads_with_the_hub_off(mo
     assert teacher.kind == "selfexplain" and teacher.family == "bert" and len(teacher.label_names) == 5
 
 
+@pytest.mark.slow
 def test_dropout_reaches_the_head_and_every_encoder_layer_while_training(
     tiny_encoder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

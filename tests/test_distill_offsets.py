@@ -52,6 +52,7 @@ def test_shifting_the_output_bias_moves_only_the_bias(tiny_encoder: Path, tmp_pa
         shift_output_bias(tmp_path / "m", torch.zeros(7))
 
 
+@pytest.mark.slow
 def test_distill_fits_offsets_on_the_dev_split_and_records_them(
     tiny_encoder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

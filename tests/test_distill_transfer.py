@@ -40,6 +40,7 @@ def test_teacher_deletion_of_a_model_against_itself_is_its_own_deletion_measure(
     assert result.top_drop == pytest.approx(float(np.nanmean(drops)), abs=1e-6)
 
 
+@pytest.mark.slow
 def test_fidelity_deletion_reads_the_teacher(teacher: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     texts = _texts(tmp_path / "texts.txt")
     out = tmp_path / "student"

@@ -308,6 +308,7 @@ def heatmap_shapes(at: AppTest) -> dict[str, list[tuple[int, ...]]]:
     return found
 
 
+@pytest.mark.slow
 def test_app_shows_a_long_text_as_a_document(app_model: Path) -> None:
     at = AppTest.from_file(APP, default_timeout=180)
     at.run()

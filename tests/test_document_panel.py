@@ -29,6 +29,7 @@ def document_text(topic: str, paragraphs: int) -> str:
     )
 
 
+@pytest.mark.slow
 def test_three_long_texts_in_one_session_open_without_an_error(doc_model: Path) -> None:
     at = AppTest.from_file(APP, default_timeout=180)
     at.run()
@@ -52,6 +53,7 @@ def test_three_long_texts_in_one_session_open_without_an_error(doc_model: Path) 
         assert any(": tokens" in caption.value and caption.value.startswith("P") for caption in at.caption)
 
 
+@pytest.mark.slow
 def test_the_server_keeps_two_window_attentions_and_documents_within_the_byte_budget(
     doc_model: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -6,22 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import make_explainer
 from streamlit.testing.v1 import AppTest
-
-from selfexplain.core.modeling.checkpoint import save_model
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 TEXT = "the film is slow but warm"
-
-
-@pytest.fixture(scope="module")
-def models_dir(tiny_encoder: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("edit-models")
-    for pair in (False, True):
-        explainer = make_explainer(tiny_encoder, pair=pair, seed=11)
-        save_model(explainer.model, explainer.tokenizer, root / explainer.config.name)
-    return root
 
 
 def opened(models_dir: Path, name: str, text: str = TEXT, pair: str | None = None) -> AppTest:
@@ -59,6 +47,7 @@ def test_replace_a_word_rescores_and_shows_the_change(models_dir: Path) -> None:
     assert "Prediction after the edit" in metrics
 
 
+@pytest.mark.slow
 def test_undo_restores_the_text_and_history(models_dir: Path) -> None:
     at = opened(models_dir, "tiny-sst")
     at.segmented_control(key="edit_action").set_value("Delete").run()

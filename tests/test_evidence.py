@@ -138,6 +138,7 @@ def test_hover_titles_are_plain_text() -> None:
     assert "<br>" in page  # the text itself keeps its paragraph break
 
 
+@pytest.mark.slow
 def test_batch_records_and_cli_list_no_zero_span(
     tiny_encoder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

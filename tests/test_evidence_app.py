@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 from evidence_models import SENTENCE, save_sparse
-from helpers import make_explainer
+from helpers import APP_MODELS
 from streamlit.testing.v1 import AppTest
 
-from selfexplain.core.modeling.checkpoint import save_model
 from selfexplain.core.pipeline import load_model
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,15 +22,12 @@ EXAMPLES = {
 }
 
 
-@pytest.fixture(scope="module")
-def models_dir(tiny_encoder: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("evidence-models")
-    for pair in (False, True):
-        explainer = make_explainer(tiny_encoder, pair=pair, seed=11)
-        save_model(explainer.model, explainer.tokenizer, root / explainer.config.name)
-    save_sparse(tiny_encoder, root / "tiny-one", peak=30.0)  # one span carries all the weight
-    save_sparse(tiny_encoder, root / "tiny-few", peak=1.0)  # a few spans do
-    return root
+# the app's two models, and two sparse ones: one span carries all the weight, or a few spans do
+MODELS = {
+    **APP_MODELS,
+    "tiny-one": lambda encoder, folder: save_sparse(encoder, folder, peak=30.0),
+    "tiny-few": lambda encoder, folder: save_sparse(encoder, folder, peak=1.0),
+}
 
 
 @pytest.fixture

@@ -79,6 +79,7 @@ def test_resume_after_a_kill_matches_an_uninterrupted_run(tiny_explainer, tmp_pa
     assert len(drill) == 4 and all(isinstance(t, str) for t in drill["top tokens"])
 
 
+@pytest.mark.slow
 def test_cli_writes_the_report(tiny_encoder, tmp_path: Path) -> None:
     from helpers import make_explainer
 
@@ -113,6 +114,7 @@ def test_cli_writes_the_report(tiny_encoder, tmp_path: Path) -> None:
     assert main([*args, "--trees", str(tmp_path / "missing.txt")]) == 2
 
 
+@pytest.mark.slow
 def test_two_worker_processes_give_the_single_process_rows(tiny_model_dir: Path, tmp_path: Path) -> None:
     from selfexplain.core.pipeline import load_model
 

@@ -6,6 +6,7 @@ import html
 import json
 from pathlib import Path
 
+import pytest
 from helpers import open_page
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "2_Faithfulness.py")
@@ -60,6 +61,7 @@ def test_page_runs_a_small_experiment(tiny_model_dir: Path) -> None:
     assert drill["Method"].tolist() == NAMES
 
 
+@pytest.mark.slow
 def test_page_opens_a_results_folder_with_plausibility(tiny_model_dir: Path, tmp_path: Path) -> None:
     from selfexplain.cli import main
 

@@ -69,6 +69,7 @@ def test_summary_baseline_reads_the_family_position(family: tuple[str, Path]) ->
     torch.testing.assert_close(output.logits, expected, atol=1e-5, rtol=1e-4)
 
 
+@pytest.mark.slow
 def test_train_save_load_cli_batch_and_lab(family: tuple[str, Path], tmp_path: Path, capsys) -> None:  # noqa: ANN001
     name, encoder = family
     words = {1: ["great", "fine", "moving"], 0: ["dull", "awful", "boring"]}

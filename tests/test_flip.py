@@ -6,6 +6,7 @@ import json
 from itertools import combinations
 
 import numpy as np
+import pytest
 
 from selfexplain.lab.faithfulness.flip import flip_certificate, smallest_flip, subsets_by_size
 
@@ -47,6 +48,7 @@ def test_smallest_flip_matches_brute_force() -> None:
     assert found >= 10  # the test exercises flips, not only "no flip"
 
 
+@pytest.mark.slow
 def test_certificate_in_the_explain_json(tiny_model_dir, capsys) -> None:
     from selfexplain.cli import main
     from selfexplain.core.pipeline import load_model

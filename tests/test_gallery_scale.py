@@ -87,6 +87,7 @@ def test_the_cli_lists_a_page_and_says_how_to_go_on(
     assert capsys.readouterr().err.startswith("selfexplain: error: no pin with id 'nosuchpin'")
 
 
+@pytest.mark.slow
 def test_export_streams_the_stored_rows_and_round_trips(store: GalleryStore, template: dict, tmp_path: Path) -> None:
     store.import_pins(validate_record(r) for r in records(template, 1_001))
     queries: list[str] = []
@@ -106,6 +107,7 @@ def test_export_streams_the_stored_rows_and_round_trips(store: GalleryStore, tem
     assert [pin.to_dict() for pin in other.iter_pins()] == [pin.to_dict() for pin in store.iter_pins()]
 
 
+@pytest.mark.slow
 def test_import_memory_does_not_grow_with_the_file(
     store: GalleryStore, template: dict, monkeypatch: pytest.MonkeyPatch
 ) -> None:

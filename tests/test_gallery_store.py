@@ -241,6 +241,7 @@ def _add_many(url: str, explanation, worker: int, count: int, barrier) -> None:
     store.close()
 
 
+@pytest.mark.slow
 def test_eight_processes_adding_at_once_lose_nothing(db_url: str, explanation) -> None:
     workers, each = 8, 25
     context = multiprocessing.get_context("spawn")

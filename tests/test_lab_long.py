@@ -48,6 +48,7 @@ def test_span_view_of_the_windows_reproduces_the_logits(tiny_explainer, long_ins
     assert alpha_tests.uniform_prediction(view) == uniform
 
 
+@pytest.mark.slow
 def test_windowed_perturbations_rerun_the_windows(tiny_explainer, long_instance) -> None:
     count = long_instance.num_tokens
     keep = np.ones((3, count), dtype=bool)
@@ -63,6 +64,7 @@ def test_windowed_perturbations_rerun_the_windows(tiny_explainer, long_instance)
     assert loo.shape == (count,) and np.isfinite(loo).all()
 
 
+@pytest.mark.slow
 def test_lab_row_for_a_long_text(tiny_explainer, long_instance) -> None:
     row = analyse(tiny_explainer, Example(LONG, label=1), 0, OPTIONS)
     assert list(row["explainers"]) == ["alpha", "loo", "random"] and row["skipped"] == ["gradient"]

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import selfexplain
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -201,6 +203,7 @@ def test_load_model_keeps_its_old_address() -> None:
     assert (load_model, SelfExplainer) == (core_pipeline.load_model, core_pipeline.SelfExplainer)
 
 
+@pytest.mark.slow
 def test_the_public_surface_resolves_lazily() -> None:
     assert sorted(selfexplain.__all__) == sorted(selfexplain._EXPORTS)
     code = (

@@ -142,6 +142,7 @@ def watched(tiny_encoder: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[SelfEx
     return explainer, calls
 
 
+@pytest.mark.slow
 def test_every_forward_goes_through_run_under_the_lock(watched, tiny_encoder: Path) -> None:
     explainer, calls = watched
     examples = [Example("good plot bad acting", label=3), Example("a dull, lifeless film", label=0)]

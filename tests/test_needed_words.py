@@ -25,6 +25,7 @@ def teacher(tiny_encoder: Path, tmp_path_factory: pytest.TempPathFactory) -> Pat
     return bert_teacher(tiny_encoder, tmp_path_factory.mktemp("needed-teacher"))
 
 
+@pytest.mark.slow
 def test_most_needed_is_the_largest_drop_found_one_cut_at_a_time(teacher: Path) -> None:
     script = load_script("needed_words")
     source = read_teacher(str(teacher))

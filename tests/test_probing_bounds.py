@@ -34,6 +34,7 @@ def test_the_progress_callback_states_the_bound_and_stops() -> None:
         gone(0.1)
 
 
+@pytest.mark.slow
 def test_probe_fits_report_their_progress(tiny_explainer: SelfExplainer) -> None:
     examples = [Example(f"sentence number {i} is fine", None, i % 2) for i in range(12)]
     cache = cache_hidden_states(tiny_explainer, examples, progress=False)
@@ -43,6 +44,7 @@ def test_probe_fits_report_their_progress(tiny_explainer: SelfExplainer) -> None
     assert len(seen) == jobs and seen == sorted(seen) and seen[-1] == 1.0 and seen[0] > 0
 
 
+@pytest.mark.slow
 def test_the_page_states_its_bound_and_stops_when_the_session_ends(
     tiny_model_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -92,6 +92,7 @@ def test_smallest_flip_with_segments_matches_brute_force() -> None:
         assert found is not None and np.array_equal(np.sort(found), expected)
 
 
+@pytest.mark.slow
 def test_flip_certificate_and_saved_folder_keep_per_segment_alpha(explainer: SelfExplainer, tmp_path: Path) -> None:
     certificate = flip_certificate(explainer, PREMISE, HYPOTHESIS)
     if certificate is not None:

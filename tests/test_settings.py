@@ -244,6 +244,7 @@ print("unchanged")
 """
 
 
+@pytest.mark.slow
 def test_importing_the_pages_helpers_changes_no_setting() -> None:
     """Run in a fresh interpreter: the test process has imported them already. Third-party libraries the
     helpers import (torch, matplotlib) set variables of their own; no SELFEXPLAIN_ one may change."""

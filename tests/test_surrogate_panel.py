@@ -80,6 +80,7 @@ def test_a_hesitant_teacher_is_said_so(tiny_encoder: Path, tmp_path: Path) -> No
     assert "positive (5" in notes[0] and "neutral (4" in notes[0] and "less than 0.2 apart" in notes[0]
 
 
+@pytest.mark.slow
 def test_nothing_for_a_plain_model_or_a_teacher_outside_a_deployments_folders(
     tiny_encoder: Path, tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -8,10 +8,7 @@ from pathlib import Path
 
 import pytest
 from evidence_models import SENTENCE, save_sparse
-from helpers import make_explainer
 from streamlit.testing.v1 import AppTest
-
-from selfexplain.core.modeling.checkpoint import save_model
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 EXAMPLES = {
@@ -21,13 +18,11 @@ EXAMPLES = {
 VIEW = ("k", "level", "attention", "layer", "head")
 
 
-@pytest.fixture(scope="module")
-def models_dir(tiny_encoder: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("view-models")
-    explainer = make_explainer(tiny_encoder, seed=11)
-    save_model(explainer.model, explainer.tokenizer, root / "tiny-sst")
-    save_sparse(tiny_encoder, root / "tiny-nli", peak=30.0, pair=True)  # sparse: one span, no slider
-    return root
+# tiny-nli is sparse: one span, no slider
+MODELS = {
+    "tiny-sst": {"seed": 11},
+    "tiny-nli": lambda encoder, folder: save_sparse(encoder, folder, peak=30.0, pair=True),
+}
 
 
 @pytest.fixture

@@ -50,6 +50,7 @@ def test_serve_py_wraps_the_same_pages() -> None:
     assert found.is_asgi_app and found.app_name == "app"
 
 
+@pytest.mark.slow
 def test_the_warm_up_loads_every_module_the_explain_page_imports() -> None:
     """In a fresh process (a new server): after the warm-up, the first session's run of app.py imports
     nothing the pages share (those imports took about 0.8 s of the first session's first paint)."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
+import pytest
+
 CONFIG = Path(__file__).resolve().parents[2] / ".streamlit" / "config.toml"
 
 
@@ -16,6 +18,7 @@ def test_streamlit_config_limits_and_protections() -> None:
     assert config["browser"]["gatherUsageStats"] is False
 
 
+@pytest.mark.slow
 def test_the_app_restricts_models_and_the_hub_unless_the_operator_opts_in() -> None:
     import os
     import subprocess

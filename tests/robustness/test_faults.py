@@ -42,6 +42,7 @@ def history(out: Path) -> list[dict]:
     return json.loads((out / "metrics.json").read_text())["history"]
 
 
+@pytest.mark.slow
 def test_sigkill_mid_training_resumes_to_the_same_metrics(tiny_encoder: Path, tmp_path: Path) -> None:
     train, dev = write_toy_data(tmp_path)
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}

@@ -6,30 +6,30 @@ from __future__ import annotations
 
 import html
 import json
-import shutil
 from pathlib import Path
 
 import pytest
+from helpers import save_tiny
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[2]
 APP, COMPARE = str(ROOT / "app.py"), str(ROOT / "pages" / "1_Compare.py")
 
 
-@pytest.fixture(scope="module")
-def models_dir(tiny_model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """``tiny-sst``, ``broken`` (weights cut short) and ``listed`` (``test_accuracy`` a list)."""
-    root = tmp_path_factory.mktemp("round-four-models")
-    shutil.copytree(tiny_model_dir, root / "tiny-sst")
-    broken = shutil.copytree(tiny_model_dir, root / "broken")
-    weights = broken / "weights.safetensors"
+def save_broken(encoder: Path, folder: Path) -> None:
+    """The tiny model with its weights cut short (its config still names ``tiny-sst``)."""
+    weights = save_tiny(encoder, folder, name="tiny-sst", seed=5) / "weights.safetensors"
     weights.write_bytes(weights.read_bytes()[:1000])
-    listed = shutil.copytree(tiny_model_dir, root / "listed")
-    config = json.loads((listed / "selfexplain.json").read_text())
-    (listed / "selfexplain.json").write_text(
-        json.dumps({**config, "name": "listed", "metrics": {"test_accuracy": [1, 2]}})
-    )
-    return root
+
+
+def save_listed(encoder: Path, folder: Path) -> None:
+    """The tiny model with ``test_accuracy`` a list."""
+    config_file = save_tiny(encoder, folder, seed=5) / "selfexplain.json"
+    config = json.loads(config_file.read_text())
+    config_file.write_text(json.dumps({**config, "metrics": {"test_accuracy": [1, 2]}}))
+
+
+MODELS = {"tiny-sst": {"seed": 5}, "broken": save_broken, "listed": save_listed}  # the conftest's models_dir
 
 
 def open_page(page: str, monkeypatch: pytest.MonkeyPatch, models_dir: Path, **params: str) -> AppTest:

@@ -7,6 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import psutil
+import pytest
 
 TEXTS = [f"review {i}: the {w} film was {a} but the ending felt {b}" for i, (w, a, b) in enumerate(
     [("long", "slow", "right"), ("short", "sharp", "rushed"), ("odd", "warm", "cold"), ("quiet", "dull", "true"),
@@ -25,6 +26,7 @@ def test_concurrent_sessions_get_their_own_correct_results(tiny_explainer) -> No
         np.testing.assert_allclose(result.alpha, reference.alpha, atol=1e-5)
 
 
+@pytest.mark.slow
 def test_memory_stays_flat_over_500_explanations(tiny_explainer) -> None:
     process = psutil.Process()
     for i in range(100):  # warm-up: allocator pools and caches settle

@@ -22,6 +22,7 @@ def test_html_is_offline_with_one_shared_plotly_js(tmp_path: Path) -> None:
         assert 'src="plotly.min.js"' in page and "cdn.plot.ly" not in page
 
 
+@pytest.mark.browser
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="PNG export needs Chromium (installed by .ci/run)")
 def test_png_files_are_real_images(tmp_path: Path) -> None:
     written = write_figures(tmp_path, FIGURES)

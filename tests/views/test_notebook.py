@@ -129,6 +129,7 @@ def _kernel_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     return "python3"
 
 
+@pytest.mark.slow
 @pytest.mark.shipped
 def test_example_notebook_runs_and_shows_the_predictions(tmp_path, monkeypatch) -> None:
     import nbformat

@@ -67,6 +67,7 @@ def _literal(node: ast.expr) -> bool:
     return isinstance(node, ast.Dict) and all(isinstance(v, ast.Constant) for v in node.values)
 
 
+@pytest.mark.slow
 def test_no_colour_scale_font_or_layout_is_defined_outside_the_style_module() -> None:
     hex_colour = re.compile(r"#[0-9a-fA-F]{6}\b|rgba?\(\d")
     found = []
