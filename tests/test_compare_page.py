@@ -158,7 +158,7 @@ def test_compare_opens_on_two_self_explaining_models_of_one_task(
 def test_compare_falls_back_to_the_baseline_with_one_self_explaining_model(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    import selfexplain.modeling.model_folders as folders
+    import selfexplain.core.modeling.model_folders as folders
 
     shipped = tmp_path / "shipped"  # one self-explaining SST-5 model, its baseline, and a model of another task
     shipped.mkdir()
