@@ -1,4 +1,4 @@
-"""scripts/deletion_direction.py: which class alpha's top span pushes towards, by predicted class."""
+"""selfexplain deletion-direction (lab/measures): which class alpha's top span pushes towards, by predicted class."""
 
 from __future__ import annotations
 
@@ -8,9 +8,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from helpers import load_script, make_explainer
+from helpers import make_explainer
 
+from selfexplain.cli import main
 from selfexplain.core.modeling.checkpoint import save_model
+from selfexplain.lab.measures import deletion_direction as script
 from selfexplain.lab.sharpness.measures import positive_top_span, span_words, words_of
 from selfexplain.lab.sharpness.measures_model import without_words
 
@@ -32,12 +34,12 @@ TEXTS = ["the acting was wooden and it dragged", "a fine film", "not bad at all 
     ],
 )
 def test_direction(predicted: int, pushed: int, labels: int, expected: str) -> None:
-    assert load_script("deletion_direction").direction(predicted, pushed, labels) == expected
+    assert script.direction(predicted, pushed, labels) == expected
 
 
 def test_pushes_names_the_class_that_loses_most(tiny_encoder: Path) -> None:
     explainer = make_explainer(tiny_encoder, seed=6)
-    found = load_script("deletion_direction").pushes(explainer, TEXTS)
+    found = script.pushes(explainer, TEXTS)
     for text, item in zip(TEXTS, found):  # brute force: the cut read on its own
         whole = explainer.explain(text, attentions=False)
         words = words_of(whole)
@@ -48,7 +50,6 @@ def test_pushes_names_the_class_that_loses_most(tiny_encoder: Path) -> None:
 
 
 def test_table_and_main(tiny_encoder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    script = load_script("deletion_direction")
     labels = ["neg", "mid", "pos"]
     frame = pd.DataFrame({"deletion_beats_random": [1.0, 0.0, 0.0, 1.0, np.nan]})
     found = [(2, 2), (2, 1), None, (1, 0), (2, 2)]
@@ -65,10 +66,10 @@ def test_table_and_main(tiny_encoder: Path, tmp_path: Path, capsys: pytest.Captu
     save_model(explainer.model, explainer.tokenizer, folder)
     csv = tmp_path / "sharpness.csv"
     pd.DataFrame({"text": TEXTS, "deletion_beats_random": [1.0, 0.0, 1.0]}).to_csv(csv, index=False)
-    result = script.main(["--model", str(folder), "--sharpness", str(csv)])
+    assert main(["deletion-direction", "--model", str(folder), "--sharpness", str(csv)]) == 0
     printed = capsys.readouterr().out.strip().splitlines()
-    assert int(result["inputs"].sum()) == 3
+    assert printed[0].split()[:2] == ["inputs", "deletion_beats_random"]
     assert sum(row["inputs"] for row in json.loads(printed[-1])) == 3
     pd.DataFrame({"text": TEXTS}).to_csv(csv, index=False)
-    with pytest.raises(SystemExit, match="needs the text and deletion_beats_random columns"):
-        script.main(["--model", str(folder), "--sharpness", str(csv)])
+    assert main(["deletion-direction", "--model", str(folder), "--sharpness", str(csv)]) == 2
+    assert "needs the text and deletion_beats_random columns" in capsys.readouterr().err

@@ -135,7 +135,7 @@ FLOORS: list[tuple[str, ...]] = [
     ("cli", "pipeline"),  # pipeline.py: load_model's old address, a re-export of core/pipeline.py for users
 ]
 # The rooms inside a folder, in the same way (lowest first). In a folder not named here (lab/: faithfulness,
-# anatomy, plausibility, sharpness, distill) the rooms may use each other, never both ways.
+# anatomy, plausibility, sharpness, distill, measures) the rooms may use each other, never both ways.
 ROOMS: dict[str, list[tuple[str, ...]]] = {
     "core": [("modeling", "formats"), ("inputs",), ("results",), ("pipeline",)],
     "methods": [("explainers", "training"), ("analysis",)],

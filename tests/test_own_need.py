@@ -1,4 +1,4 @@
-"""scripts/own_need.py: whether alpha's top span holds the word its own model needs most."""
+"""selfexplain own-need (lab/measures): whether alpha's top span holds the word its own model needs most."""
 
 from __future__ import annotations
 
@@ -8,9 +8,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from helpers import load_script, make_explainer
+from helpers import make_explainer
 
+from selfexplain.cli import main
 from selfexplain.core.modeling.checkpoint import save_model
+from selfexplain.lab.measures import own_need
 from selfexplain.methods.training.erasure_targets import word_cuts, word_spans
 
 TEXTS = ["the acting was wooden and it dragged", "a fine film", "not bad at all , in fact rather good !"]
@@ -18,7 +20,7 @@ TEXTS = ["the acting was wooden and it dragged", "a fine film", "not bad at all 
 
 def test_the_needed_word_is_the_largest_single_word_drop(tiny_encoder: Path) -> None:
     explainer = make_explainer(tiny_encoder, seed=6)
-    found = load_script("own_need").needed_words(explainer, TEXTS)
+    found = own_need.needed_words(explainer, TEXTS)
     for text, (start, end) in zip(TEXTS, found):  # brute force: each cut read on its own
         whole = explainer.explain(text, attentions=False)
         label = whole.predicted_index
@@ -30,7 +32,7 @@ def test_the_needed_word_is_the_largest_single_word_drop(tiny_encoder: Path) -> 
 
 
 def test_holds_and_summary(tiny_encoder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    script = load_script("own_need")
+    script = own_need
     explainer = make_explainer(tiny_encoder, seed=6)
     explanations = [explainer.explain(t, attentions=False) for t in TEXTS]
     tops = [e.top_spans(1)[0] for e in explanations]
@@ -46,10 +48,11 @@ def test_holds_and_summary(tiny_encoder: Path, tmp_path: Path, capsys: pytest.Ca
     save_model(explainer.model, explainer.tokenizer, folder)
     csv = tmp_path / "sharpness.csv"
     pd.DataFrame({"text": TEXTS, "deletion_beats_random": [1.0, 0.0, 1.0]}).to_csv(csv, index=False)
-    reported = script.main(["--model", str(folder), "--sharpness", str(csv)])
+    assert main(["own-need", "--model", str(folder), "--sharpness", str(csv)]) == 0
     printed = capsys.readouterr().out.strip().splitlines()
-    assert json.loads(printed[-1]) == pytest.approx(reported) and reported["texts"] == 3
+    reported = json.loads(printed[-1])
+    assert reported["texts"] == 3 and set(reported) == set(result)
     assert printed[0].startswith("top span holds the model's own most-needed word on ")
     pd.DataFrame({"text": TEXTS}).to_csv(csv, index=False)
-    with pytest.raises(SystemExit, match="needs the text and deletion_beats_random columns"):
-        script.main(["--model", str(folder), "--sharpness", str(csv)])
+    assert main(["own-need", "--model", str(folder), "--sharpness", str(csv)]) == 2
+    assert "needs the text and deletion_beats_random columns" in capsys.readouterr().err

@@ -4,15 +4,15 @@
 probability of the predicted class more than deleting random words. On an ordered label scale (SST-5:
 very negative ... very positive) a top span can carry the decision's *side* and still fail: in a
 sentence called "positive", deleting "jolly" may move probability from "very positive" to
-"positive", so the predicted class gains. This script reads a ``sharpness.csv``, deletes each input's
-top span (alpha > 0) once more, and names the class that loses the most probability: the class the
+"positive", so the predicted class gains. ``selfexplain deletion-direction`` reads a ``sharpness.csv``,
+deletes each input's top span (alpha > 0) once more, and names the class that loses the most probability: the class the
 span's words push towards. Per predicted class it reports the inputs, ``deletion_beats_random``,
 where the span pushes (the predicted class itself, a stronger label on the same side, i.e. further from
 the middle label, any other for the middle label, or elsewhere), and ``deletion_beats_random`` on the
 inputs whose span pushes the same class and on those whose span pushes a stronger one
 (docs/sharpness.md, "Comparing two models").
 
-    python scripts/deletion_direction.py --model sst5-minilm --sharpness runs/sharp-dev300/sharpness.csv
+    selfexplain deletion-direction --model sst5-minilm --sharpness runs/sharp-dev300/sharpness.csv
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import pandas as pd
 
 from selfexplain.core.pipeline import load_model
 from selfexplain.data import Example
+from selfexplain.errors import DataError
 from selfexplain.lab.sharpness.measures import positive_top_span, span_words, words_of
 from selfexplain.lab.sharpness.measures_model import without_words
 
@@ -90,20 +91,13 @@ def table(frame: pd.DataFrame, found: Sequence[tuple[int, int] | None], labels: 
     return result.reindex([name for name in labels if name in result.index])
 
 
-def main(argv: Sequence[str] | None = None) -> pd.DataFrame:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", required=True, help="a selfexplain model folder or shipped name")
-    parser.add_argument("--sharpness", required=True, help="sharpness.csv written by `selfexplain sharpness`")
-    args = parser.parse_args(argv)
+def run(args: argparse.Namespace) -> pd.DataFrame:
+    """The measurement for ``selfexplain deletion-direction``: prints the table and its JSON, returns it."""
     frame = pd.read_csv(args.sharpness)
     if "pair" in frame.columns or not {"text", "deletion_beats_random"} <= set(frame.columns):
-        raise SystemExit(f"{args.sharpness}: needs the text and deletion_beats_random columns of single texts")
+        raise DataError(f"{args.sharpness}: needs the text and deletion_beats_random columns of single texts")
     explainer = load_model(args.model)
     result = table(frame, pushes(explainer, frame["text"].astype(str).tolist()), explainer.config.label_names)
     print(result.round(3).to_string())
     print(json.dumps(result.round(4).reset_index().to_dict("records")))
     return result
-
-
-if __name__ == "__main__":
-    main()

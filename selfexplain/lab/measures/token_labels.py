@@ -2,13 +2,13 @@
 
 A mean-pooling model (``selfexplain train --head mean``) decides from the mean of its last-layer
 token vectors: ``logits = mean_i (W h_i) + b``, so every token ``i`` has logits of its own,
-``W h_i + b``. This script reports, over the texts of a file, the share of a text's tokens (word
+``W h_i + b``. ``selfexplain token-labels`` reports, over the texts of a file, the share of a text's tokens (word
 pieces) whose own logits already give the model's label. When that share is high, any weighting of
 those vectors (uniform, one token, a few spans) gives the same label: a self-explaining surrogate
 that reads the same last-layer vectors can follow such a model closely only with an alpha that does
 not matter to its decision (docs/surrogates.md).
 
-    python scripts/token_labels.py --model sst5-minilm-mean --data runs/dev300.txt --txt labelled
+    selfexplain token-labels --model sst5-minilm-mean --data runs/dev300.txt --txt labelled
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import numpy as np
 import torch
 
 from selfexplain.core.formats.examples import read_examples
-from selfexplain.core.formats.text import TXT_MEANINGS
 from selfexplain.core.pipeline import load_model
+from selfexplain.errors import InvalidInputError
 from selfexplain.lab.distill.fidelity import decisive
 
 BATCH = 32
@@ -32,7 +32,7 @@ def token_agreement(explainer, texts: list[str]) -> tuple[np.ndarray, np.ndarray
     ``selfexplain.lab.distill.fidelity.DECISIVE_MARGIN`` or more apart, as ``distill`` counts it)."""
     model = explainer.model
     if model.config.head != "mean":
-        raise SystemExit(f"{explainer.name} is not a mean-pooling model (head {model.config.head!r})")
+        raise InvalidInputError(f"{explainer.name} is not a mean-pooling model (head {model.config.head!r})")
     shares, sure = [], []
     for lo in range(0, len(texts), BATCH):
         batch = explainer.encode(texts[lo : lo + BATCH])
@@ -49,12 +49,8 @@ def token_agreement(explainer, texts: list[str]) -> tuple[np.ndarray, np.ndarray
     return np.concatenate(shares), np.concatenate(sure)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--model", required=True, help="a mean-pooling model: shipped name or folder")
-    parser.add_argument("--data", required=True)
-    parser.add_argument("--txt", choices=TXT_MEANINGS, default="lines", help="a .txt file: texts or SST lines")
-    args = parser.parse_args()
+def run(args: argparse.Namespace) -> None:
+    """The measurement for ``selfexplain token-labels``: prints the shares."""
     explainer = load_model(args.model)
     labels = list(explainer.config.label_names)
     texts = [e.text for e in read_examples(args.data, txt=args.txt, label_names=labels)]
@@ -65,7 +61,3 @@ def main() -> None:
     for name, rows in (("decisive", sure), ("hesitant", ~sure)):
         if rows.any():
             print(f"  where the model is {name} ({rows.mean():.0%} of texts): mean {shares[rows].mean():.1%}")
-
-
-if __name__ == "__main__":
-    main()

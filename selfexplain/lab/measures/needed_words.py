@@ -1,6 +1,6 @@
 """The words a teacher needs most, counted over a corpus, next to the top spans of surrogates' alpha.
 
-A surrogate's alpha should point where the *teacher* needs the input. This script measures each text's
+A surrogate's alpha should point where the *teacher* needs the input. ``selfexplain needed-words`` measures each text's
 most-needed word for the teacher (leave-one-out occlusion, as ``selfexplain distill --erasure-weight``
 does: the word whose deletion lowers the teacher's probability of its own label most,
 :func:`selfexplain.lab.distill.erasure.erasure_effects`; none when no deletion lowers it) and counts them
@@ -12,7 +12,7 @@ The most common needed word is the reference for the sharpness measure ``repeate
 surrogate whose most common top span is as common as the teacher's most common needed word is following
 the teacher there, not routing its decisions through a carrier of its own (docs/surrogates.md).
 
-    python scripts/needed_words.py --teacher sst5-minilm-mean \
+    selfexplain needed-words --teacher sst5-minilm-mean \
         --sharpness runs/tfull-shipped/sharpness.csv runs/tfull-s57/sharpness.csv --names shipped s57
 """
 
@@ -29,6 +29,7 @@ import pandas as pd
 
 from selfexplain.core.modeling.encoders import load_tokenizer
 from selfexplain.data import Example
+from selfexplain.errors import DataError, InvalidInputError
 from selfexplain.lab.distill.erasure import erasure_effects
 from selfexplain.lab.distill.teacher import read_teacher, teacher_probabilities
 from selfexplain.methods.training.erasure_targets import word_effects
@@ -85,33 +86,26 @@ def read_tops(paths: Sequence[str]) -> tuple[list[str], list[list[str]]]:
     for path in paths:
         frame = pd.read_csv(path, keep_default_na=False)
         if "pair" in frame.columns or not {"text", "top_span"} <= set(frame.columns):
-            raise SystemExit(f"{path}: needs the text and top_span columns of single texts")
+            raise DataError(f"{path}: needs the text and top_span columns of single texts")
         found = frame["text"].astype(str).tolist()
         texts = found if texts is None else texts
         if found != texts:
-            raise SystemExit(f"{path}: its texts differ from {paths[0]}'s (give sharpness files of the same data)")
+            raise DataError(f"{path}: its texts differ from {paths[0]}'s (give sharpness files of the same data)")
         spans.append(frame["top_span"].astype(str).str.lower().tolist())
     return texts or [], spans
 
 
-def main(argv: Sequence[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--teacher", required=True, help="a Hugging Face classifier folder, selfexplain folder or shipped name"
-    )
-    parser.add_argument("--sharpness", nargs="+", required=True, help="sharpness.csv files of the same texts")
-    parser.add_argument("--names", nargs="+", help="one name per sharpness file (default: the file paths)")
-    parser.add_argument("--top", type=int, default=5, help="rows of the table (default 5)")
-    parser.add_argument("--max-length", type=int, default=128)
-    args = parser.parse_args(argv)
+def run(args: argparse.Namespace) -> dict:
+    """The measurement for ``selfexplain needed-words``: prints the table, one line per model and the JSON
+    result, and returns it."""
     names = args.names or args.sharpness
     if len(names) != len(args.sharpness) or len(set(names)) != len(names):
-        raise SystemExit("--names: one distinct name per sharpness file")
+        raise InvalidInputError("--names: one distinct name per sharpness file")
     if args.top < 1:
-        raise SystemExit("--top: at least 1")
+        raise InvalidInputError("--top: at least 1")
     texts, spans = read_tops(args.sharpness)
     if not texts:
-        raise SystemExit(f"{args.sharpness[0]}: no texts")
+        raise DataError(f"{args.sharpness[0]}: no texts")
     teacher = read_teacher(args.teacher)
     tokenizer = load_tokenizer(teacher.encoder)
     examples = [Example(t) for t in texts]
@@ -129,7 +123,3 @@ def main(argv: Sequence[str] | None = None) -> dict:
         result[name] = {"top_spans": common(top_spans, args.top), "holds_needed_word": share}
     print(json.dumps(result))
     return result
-
-
-if __name__ == "__main__":
-    main()

@@ -5,11 +5,11 @@ compares the drop in the probability of the predicted class with random deletion
 Where the top span holds the word whose deletion lowers that probability most (the model's own
 *most-needed* word: leave-one-out occlusion, :func:`selfexplain.methods.training.erasure_targets.own_effects`), the top
 span's drop is the largest single-word drop of the text; elsewhere it need not beat the random words.
-This script reads a ``selfexplain sharpness`` CSV, explains its texts again, finds each text's
+``selfexplain own-need`` reads a ``selfexplain sharpness`` CSV, explains its texts again, finds each text's
 most-needed word and reports the share of texts whose top span (alpha > 0) holds it, with
 ``deletion_beats_random`` on those texts and on the others (docs/surrogates.md).
 
-    python scripts/own_need.py --model runs/X/best --sharpness runs/sharp-dev300/sharpness.csv
+    selfexplain own-need --model runs/X/best --sharpness runs/sharp-dev300/sharpness.csv
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import pandas as pd
 
 from selfexplain.core.pipeline import load_model
 from selfexplain.core.results.explanation import Explanation
+from selfexplain.errors import DataError
 from selfexplain.lab.sharpness.measures import positive_top_span
 from selfexplain.methods.training.erasure_targets import own_effects, word_effects
 
@@ -62,14 +63,11 @@ def summary(held: np.ndarray, beats: np.ndarray) -> dict[str, float | int]:
     }
 
 
-def main(argv: Sequence[str] | None = None) -> dict[str, float | int]:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", required=True, help="a selfexplain model folder or shipped name")
-    parser.add_argument("--sharpness", required=True, help="sharpness.csv written by `selfexplain sharpness`")
-    args = parser.parse_args(argv)
+def run(args: argparse.Namespace) -> dict[str, float | int]:
+    """The measurement for ``selfexplain own-need``: prints a sentence and the JSON summary, returns it."""
     frame = pd.read_csv(args.sharpness)
     if "pair" in frame.columns or not {"text", "deletion_beats_random"} <= set(frame.columns):
-        raise SystemExit(f"{args.sharpness}: needs the text and deletion_beats_random columns of single texts")
+        raise DataError(f"{args.sharpness}: needs the text and deletion_beats_random columns of single texts")
     explainer = load_model(args.model)
     texts = frame["text"].astype(str).tolist()
     explanations = [explainer.explain(text, attentions=False) for text in texts]
@@ -82,7 +80,3 @@ def main(argv: Sequence[str] | None = None) -> dict[str, float | int]:
     )
     print(json.dumps(result))
     return result
-
-
-if __name__ == "__main__":
-    main()
