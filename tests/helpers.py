@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import torch
@@ -65,16 +63,6 @@ def save_tiny(encoder: Path, folder: Path, name: str | None = None, **spec: Any)
     explainer.model.config.name = name or folder.name
     save_model(explainer.model, explainer.tokenizer, folder)
     return folder
-
-
-def load_script(name: str) -> ModuleType:
-    """The module ``scripts/NAME.py`` (scripts are not a package), loaded afresh."""
-    path = Path(__file__).resolve().parents[1] / "scripts" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def open_page(page: str | Path, model_dir: Path):

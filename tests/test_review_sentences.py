@@ -1,40 +1,47 @@
-"""scripts/review_sentences.py: the movie reviews' sentences, tags dropped, as distillation text."""
+"""selfexplain review-sentences (lab/distill): the movie reviews' sentences, tags dropped, as distillation text."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
-from helpers import load_script
+import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "scripts" / "review_sentences.py"
+from selfexplain.cli import main
+from selfexplain.lab.distill.reviews import sentences, without_end_mark
+
+
+def review_sentences(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
+    """``selfexplain review-sentences ARGS``: exit code, stdout, stderr."""
+    code = main(["review-sentences", *map(str, args)])
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
 def test_a_review_splits_after_each_end_mark_and_loses_its_tags() -> None:
     review = "plot : two couples meet . <NEG> what's the deal ? </NEG> find out . . . a <POS>fine film</POS> !"
-    assert load_script("review_sentences").sentences(review) == [
+    assert sentences(review) == [
         "plot : two couples meet .", "what's the deal ?", "find out .", "a fine film !"
     ]  # fmt: skip
-    assert load_script("review_sentences").sentences("no end mark here") == ["no end mark here"]
+    assert sentences("no end mark here") == ["no end mark here"]
 
 
-def test_the_script_keeps_sentences_of_the_chosen_length_once(tmp_path: Path) -> None:
+def test_the_command_keeps_sentences_of_the_chosen_length_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     reviews = tmp_path / "reviews" / "withRats_pos"
     reviews.mkdir(parents=True)
     (reviews / "posR_000.txt").write_text("one two three four . too short . one two three four .")
     (reviews / "posR_001.txt").write_text("<POS> five words make a sentence </POS> !")
     out = tmp_path / "sentences.txt"
-    done = subprocess.run(
-        [sys.executable, str(SCRIPT), str(tmp_path / "reviews"), str(out), "--min-words", "4", "--max-words", "6"],
-        capture_output=True, text=True, check=True,
-    )  # fmt: skip
+    code, said, _ = review_sentences(capsys, tmp_path / "reviews", out, "--min-words", 4, "--max-words", 6)
+    assert code == 0
     assert out.read_text().splitlines() == ["one two three four .", "five words make a sentence !"]
-    assert "2 sentences from 2 reviews" in done.stdout
+    assert "2 sentences from 2 reviews" in said
 
 
-def test_ended_and_sample_choose_a_seeded_subset_of_ended_sentences(tmp_path: Path) -> None:
+def test_ended_and_sample_choose_a_seeded_subset_of_ended_sentences(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     reviews = tmp_path / "reviews"
     reviews.mkdir()
     words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"]
@@ -43,11 +50,9 @@ def test_ended_and_sample_choose_a_seeded_subset_of_ended_sentences(tmp_path: Pa
 
     def run(*extra: str) -> tuple[list[str], str]:
         out = tmp_path / "out.txt"
-        done = subprocess.run(
-            [sys.executable, str(SCRIPT), str(reviews), str(out), "--min-words", "4", *extra],
-            capture_output=True, text=True, check=True,
-        )  # fmt: skip
-        return out.read_text().splitlines(), done.stdout
+        code, said, _ = review_sentences(capsys, reviews, out, "--min-words", 4, *extra)
+        assert code == 0
+        return out.read_text().splitlines(), said
 
     everything, _ = run()
     assert everything[-1] == "an unended last sentence"
@@ -61,20 +66,19 @@ def test_ended_and_sample_choose_a_seeded_subset_of_ended_sentences(tmp_path: Pa
     assert "3 of 6 sentences" in said
 
 
-def test_a_sample_larger_than_the_sentences_is_refused(tmp_path: Path) -> None:
+def test_a_sample_larger_than_the_sentences_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     reviews = tmp_path / "reviews"
     reviews.mkdir()
     (reviews / "r.txt").write_text("one two three four .")
-    done = subprocess.run(
-        [sys.executable, str(SCRIPT), str(reviews), str(tmp_path / "o.txt"), "--sample", "2"],
-        capture_output=True, text=True,
-    )  # fmt: skip
-    assert done.returncode != 0 and "only 1 sentences match" in done.stderr
+    code, _, err = review_sentences(capsys, reviews, tmp_path / "o.txt", "--sample", 2)
+    assert code == 2 and "only 1 sentences match" in err
     assert not (tmp_path / "o.txt").exists()
 
 
-def test_drop_end_mark_removes_the_closing_marks_after_the_same_choice(tmp_path: Path) -> None:
-    drop = load_script("review_sentences").without_end_mark
+def test_drop_end_mark_removes_the_closing_marks_after_the_same_choice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    drop = without_end_mark
     assert drop("a fine film !") == "a fine film"
     assert drop("wait for it . . .") == "wait for it"
     assert drop("no mark here") == "no mark here"
@@ -86,7 +90,7 @@ def test_drop_end_mark_removes_the_closing_marks_after_the_same_choice(tmp_path:
     def run(*extra: str) -> list[str]:
         out = tmp_path / "out.txt"
         common = ["--min-words", "4", "--max-words", "5", "--ended", "--sample", "2", "--seed", "7"]
-        subprocess.run([sys.executable, str(SCRIPT), str(reviews), str(out), *common, *extra], check=True)
+        assert review_sentences(capsys, reviews, out, *common, *extra)[0] == 0
         return out.read_text().splitlines()
 
     ended, dropped = run(), run("--drop-end-mark")
@@ -94,14 +98,14 @@ def test_drop_end_mark_removes_the_closing_marks_after_the_same_choice(tmp_path:
     assert all(not s.endswith("!") for s in dropped)
 
 
-def test_sentences_that_differ_only_in_their_end_mark_are_written_once(tmp_path: Path) -> None:
+def test_sentences_that_differ_only_in_their_end_mark_are_written_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     reviews = tmp_path / "reviews"
     reviews.mkdir()
     (reviews / "r.txt").write_text("a fine film indeed . a fine film indeed ! another one here .")
     out = tmp_path / "out.txt"
-    done = subprocess.run(
-        [sys.executable, str(SCRIPT), str(reviews), str(out), "--min-words", "4", "--drop-end-mark"],
-        capture_output=True, text=True, check=True,
-    )  # fmt: skip
+    code, said, _ = review_sentences(capsys, reviews, out, "--min-words", 4, "--drop-end-mark")
+    assert code == 0
     assert out.read_text().splitlines() == ["a fine film indeed", "another one here"]
-    assert "2 sentences" in done.stdout
+    assert "2 sentences" in said

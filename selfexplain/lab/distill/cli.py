@@ -1,5 +1,6 @@
-"""``selfexplain distill`` (train a self-explaining surrogate of a classifier) and ``selfexplain fidelity``
-(measure how closely a surrogate follows its teacher on any file). Found by
+"""``selfexplain distill`` (train a self-explaining surrogate of a classifier), ``selfexplain fidelity``
+(measure how closely a surrogate follows its teacher on any file) and ``selfexplain review-sentences``
+(unlabelled in-domain text from the movie reviews). Found by
 :func:`selfexplain.cli.feature_command_modules`; imports stay inside the handlers."""
 
 from __future__ import annotations
@@ -127,6 +128,26 @@ def add_command(commands: Any) -> None:
     fidelity.add_argument("--no-progress", action="store_true")
     add_fused_option(fidelity)
     fidelity.set_defaults(handler=run_fidelity)
+
+    line = "the movie reviews' sentences, one a line and tags dropped: unlabelled in-domain text for distillation"
+    reviews = commands.add_parser("review-sentences", help=line, description=line)
+    reviews.add_argument("folder", type=Path, help="the movie-review folder, e.g. ../shared/data/movie_rationales")
+    reviews.add_argument("target", type=Path, help="the text file to write")
+    reviews.add_argument("--min-words", type=int, default=4)
+    reviews.add_argument("--max-words", type=int, default=60)
+    reviews.add_argument("--ended", action="store_true", help="only sentences whose last word is . ? or !")
+    reviews.add_argument("--sample", type=int, default=None, metavar="N", help="a seeded choice of N sentences")
+    reviews.add_argument("--seed", type=int, default=0, help="seed of --sample's choice")
+    reviews.add_argument(
+        "--drop-end-mark", action="store_true", help="write each sentence without its closing . ? or !"
+    )
+    reviews.set_defaults(handler=run_review_sentences)
+
+
+def run_review_sentences(args: argparse.Namespace) -> int:
+    from selfexplain.lab.distill.reviews import run
+
+    return run(args)
 
 
 def _texts(args: argparse.Namespace) -> list:
