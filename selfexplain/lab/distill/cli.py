@@ -1,6 +1,6 @@
 """``selfexplain distill`` (train a self-explaining surrogate of a classifier), ``selfexplain fidelity``
-(measure how closely a surrogate follows its teacher on any file) and ``selfexplain review-sentences``
-(unlabelled in-domain text from the movie reviews). Found by
+(measure how closely a surrogate follows its teacher on any file) ``selfexplain review-sentences``
+(unlabelled in-domain text from the movie reviews) and ``selfexplain augment-texts`` (word-dropout variants). Found by
 :func:`selfexplain.cli.feature_command_modules`; imports stay inside the handlers."""
 
 from __future__ import annotations
@@ -143,9 +143,25 @@ def add_command(commands: Any) -> None:
     )
     reviews.set_defaults(handler=run_review_sentences)
 
+    line = "word-dropout variants of texts, for distillation on more unlabelled text than one has"
+    augment = commands.add_parser("augment-texts", help=line, description=line)
+    augment.add_argument("source", type=Path, help="one text a line (SST lines with --labelled)")
+    augment.add_argument("target", type=Path, help="the text file to write: every text, then the variants")
+    augment.add_argument("--variants", type=int, default=2)
+    augment.add_argument("--drop", type=float, default=0.15)
+    augment.add_argument("--seed", type=int, default=42)
+    augment.add_argument("--labelled", action="store_true", help="lines are SST lines: 'LABEL TEXT'")
+    augment.set_defaults(handler=run_augment_texts)
+
 
 def run_review_sentences(args: argparse.Namespace) -> int:
     from selfexplain.lab.distill.reviews import run
+
+    return run(args)
+
+
+def run_augment_texts(args: argparse.Namespace) -> int:
+    from selfexplain.lab.distill.augment import run
 
     return run(args)
 

@@ -1,6 +1,6 @@
 """Word-dropout variants of texts, for distillation on more unlabelled text than one has.
 
-    python scripts/augment_texts.py IN.txt OUT.txt --variants 2 --drop 0.15 --seed 42
+    selfexplain augment-texts IN.txt OUT.txt --variants 2 --drop 0.15 --seed 42
 
 Writes every line of IN (one text a line; an SST line ``LABEL TEXT`` with ``--labelled``, its label
 dropped) and then, for each, ``--variants`` copies with each word dropped with probability ``--drop``
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import random
-from pathlib import Path
 
 
 def variants(text: str, count: int, drop: float, rng: random.Random) -> list[str]:
@@ -32,22 +31,12 @@ def variants(text: str, count: int, drop: float, rng: random.Random) -> list[str
     return out
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("source", type=Path)
-    parser.add_argument("target", type=Path)
-    parser.add_argument("--variants", type=int, default=2)
-    parser.add_argument("--drop", type=float, default=0.15)
-    parser.add_argument("--seed", type=int, default=42)
-    parser.add_argument("--labelled", action="store_true", help="lines are SST lines: 'LABEL TEXT'")
-    args = parser.parse_args()
+def run(args: argparse.Namespace) -> int:
+    """``selfexplain augment-texts``: write the texts and their variants to ``args.target``."""
     rng = random.Random(args.seed)
     lines = [line.strip() for line in args.source.read_text(encoding="utf-8").splitlines() if line.strip()]
     texts = [line.split(" ", 1)[1] if args.labelled else line for line in lines]
     extra = [v for text in texts for v in variants(text, args.variants, args.drop, rng)]
     args.target.write_text("\n".join([*texts, *extra]) + "\n", encoding="utf-8")
     print(f"{len(texts):,} texts and {len(extra):,} variants written to {args.target}")
-
-
-if __name__ == "__main__":
-    main()
+    return 0
