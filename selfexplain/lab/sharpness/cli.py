@@ -1,4 +1,5 @@
-"""``selfexplain sharpness``: the sharpness measures of a model over a data file (CSV + Markdown)."""
+"""``selfexplain sharpness`` (the sharpness measures of a model over a data file, CSV + Markdown),
+``sharpness-table`` (every model of the sharpness sweep) and ``sharpness-compare`` (two models' files)."""
 
 from __future__ import annotations
 
@@ -43,6 +44,17 @@ def add_command(subparsers: argparse._SubParsersAction) -> None:
     add_data_columns(parser)
     add_fused_option(parser)
     parser.set_defaults(handler=run_sharpness)
+
+    line = (
+        "measure every model of the sharpness sweep (runs/sweep-sst5-*/best) and write its table and trade-off figure"
+    )
+    table = subparsers.add_parser("sharpness-table", help=line, description=line)
+    table.add_argument("--runs", type=Path, default=Path("runs"))
+    table.add_argument("--data", default="../shared/data/sst5/dev.txt")
+    table.add_argument("--out", type=Path, default=Path("docs/figures/sharpness"))
+    table.add_argument("--limit", type=int, default=None)
+    table.add_argument("models", nargs="*", type=Path)
+    table.set_defaults(handler=run_sharpness_table)
 
     compare = subparsers.add_parser(
         "sharpness-compare",
@@ -169,3 +181,9 @@ def run_compare(args: argparse.Namespace) -> int:
         (args.out / "compare.md").write_text(text, encoding="utf-8")
     print(text, end="")
     return 0
+
+
+def run_sharpness_table(args: argparse.Namespace) -> int:
+    from selfexplain.lab.sharpness.sweep import run
+
+    return run(args)

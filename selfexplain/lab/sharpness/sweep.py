@@ -5,7 +5,7 @@ accuracy and the sharpness measures on DATA (default SST-5 dev), written to
 ``OUT/sweep.csv``, ``OUT/sweep.md`` and the figure ``OUT/tradeoff.html`` (+ .png when kaleido
 can draw it). Usage:
 
-    python scripts/sharpness_table.py [--runs runs] [--data ../shared/data/sst5/dev.txt] [--out docs/figures/sharpness]
+    selfexplain sharpness-table [--runs runs] [--data ../shared/data/sst5/dev.txt] [--out docs/figures/sharpness]
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from selfexplain.views.files import write_figures
 
 
 def recipe(directory: Path) -> str:
+    """The training recipe of a model folder, in words (a sweep run's metrics.json adds its extra terms)."""
     config = json.loads((directory / "selfexplain.json").read_text())
     if config["head"] != "span":
         return f"{config['head']} pooling baseline"
@@ -38,14 +39,9 @@ def recipe(directory: Path) -> str:
     return text
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=Path, default=Path("runs"))
-    parser.add_argument("--data", default="../shared/data/sst5/dev.txt")
-    parser.add_argument("--out", type=Path, default=Path("docs/figures/sharpness"))
-    parser.add_argument("--limit", type=int, default=None)
-    parser.add_argument("models", nargs="*", type=Path)
-    args = parser.parse_args()
+def run(args: argparse.Namespace) -> int:
+    """``selfexplain sharpness-table``: measure the sweep's models (a cache keeps what is measured) and
+    write ``sweep.csv``, ``sweep.md`` and the trade-off figure into ``args.out``."""
     folders = sorted(args.runs.glob("sweep-sst5-*/best")) + list(args.models)
     summaries, rows = {}, []
     cache = args.out / "cache"  # one JSON per measured model: a rerun measures only what is new
@@ -117,6 +113,4 @@ def main() -> None:
     written = write_figures(args.out, {"tradeoff": figure})
     print(markdown_summary(summaries), written)
 
-
-if __name__ == "__main__":
-    main()
+    return 0
