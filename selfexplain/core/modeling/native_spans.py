@@ -15,7 +15,7 @@ against the checksum recorded at build time before it is loaded (:mod:`selfexpla
 ``SpanLayer`` stays eager); it is used only for float32 CPU tensors and switched off everywhere
 by ``SELFEXPLAIN_FUSED=0``. If it cannot be built, the eager code runs after one warning:
 results never depend on it. Its tanh is a rational approximation (max abs error about 3e-7,
-``scripts/fit_tanh.py``), so values agree with eager to ~1e-6.
+``python -m selfexplain.core.modeling.tanh_fit``), so values agree with eager to ~1e-6.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@
 #include <string.h>
 
 /* tanh(x) ~ x P(x^2) / Q(x^2) on [-9, 9] (tanh(9) rounds to 1 in float32), max abs error
- * 3.4e-7 (scripts/fit_tanh.py refits the coefficients). Pure arithmetic, so the loops
+ * 3.4e-7 (core/modeling/tanh_fit.py refits the coefficients). Pure arithmetic, so the loops
  * below vectorise; libm's tanhf would not. */
 static inline float tanh_approx(float x) {
     x = x > 9.0f ? 9.0f : (x < -9.0f ? -9.0f : x);

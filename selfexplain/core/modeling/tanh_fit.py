@@ -5,7 +5,7 @@ tanh(x) ~ x P(x^2) / Q(x^2) on [-9, 9] (tanh(9) rounds to 1 in float32), P and Q
 fit. Prints the coefficients (lowest degree first) and the maximum absolute error of the
 float32 evaluation against float64 tanh.
 
-    python scripts/fit_tanh.py [--degree 4] [--iterations 30]
+    python -m selfexplain.core.modeling.tanh_fit [--degree 4] [--iterations 30]
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ LIMIT = 9.0
 
 
 def fit(degree: int, iterations: int) -> tuple[np.ndarray, np.ndarray]:
+    """The coefficients of P and Q (lowest degree first, Q(0) = 1) of the rational fit of tanh on [0, LIMIT]."""
     x = np.linspace(1e-6, LIMIT, 200_001)
     y = np.tanh(x)
     z = x * x
@@ -35,6 +36,7 @@ def fit(degree: int, iterations: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def max_error_float32(p: np.ndarray, q: np.ndarray) -> float:
+    """The largest absolute error of the fit evaluated in float32 (as the kernel does) on [-12, 12]."""
     x = np.linspace(-12, 12, 4_000_001).astype(np.float32)
     clamped = np.clip(x, -LIMIT, LIMIT)
     z = clamped * clamped
