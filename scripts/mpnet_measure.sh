@@ -26,7 +26,7 @@ for model in "$name" $baseline; do
     > "$OUT/$model-eval.json"
 done
 if [ -n "$baseline" ]; then
-  python scripts/paired_test.py "$OUT/$name-test.jsonl" "$OUT/$baseline-test.jsonl" | tee "$OUT/$name-mcnemar.txt"
+  selfexplain paired-test "$OUT/$name-test.jsonl" "$OUT/$baseline-test.jsonl" | tee "$OUT/$name-mcnemar.txt"
 fi
 if [ "$(python -c "import json,sys; print(json.load(open(sys.argv[1]))['head'])" "$RUNS/$name/best/selfexplain.json")" = span ]; then
   limit=300; [[ $name == snli-* ]] && limit=1000
