@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from helpers import open_page
 
-from selfexplain import formats
+from selfexplain.core import formats
 from selfexplain.core.formats import SUFFIX_FORMATS, SUFFIXES, suffixes
 from selfexplain.core.formats.text import FORMATS, detect_format
 
