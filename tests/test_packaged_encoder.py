@@ -81,7 +81,7 @@ def test_missing_packages_are_named_in_one_line(tmp_path: Path, monkeypatch: pyt
     with pytest.raises(EncoderNotFoundError) as caught:
         ensure_encoder(missing)
     message = str(caught.value)
-    assert "\n" not in message and "no-such-part-001, no-such-part-002" in message and "pip install" in message
+    assert "\n" not in message and "no-such-part-001 to no-such-part-002" in message and "pip install" in message
 
 
 def test_the_alias_resolves_to_the_cached_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -43,7 +43,7 @@ class SplitEncoder:
 
     @property
     def install_hint(self) -> str:
-        return "pip install " + " ".join(self.packages) + "  (or: pip install -e '.[mpnet]')"
+        return f"pip install -r requirements-mpnet.txt (the packages {self.packages[0]} to {self.packages[-1]})"
 
 
 MPNET = SplitEncoder(
@@ -86,8 +86,7 @@ def piece_paths(encoder: SplitEncoder) -> list[Path]:
         found = [f for f in files if f.name == piece]
         if not found:
             raise EncoderNotInstalledError(
-                f"{encoder.name} needs the packages {', '.join(encoder.packages)}; {package} is not installed "
-                f"({encoder.install_hint})"
+                f"the encoder {encoder.name} is not installed ({package} is missing): {encoder.install_hint}"
             )
         paths.append(Path(str(found[0].locate())))
     return paths
