@@ -144,6 +144,14 @@ def test_compare_opens_on_two_self_explaining_models_of_one_task(
     """Issue 58 item 11: with a second self-explaining model of the default model's task, Compare opens on the
     two of them (alpha against alpha), not on the default model's baseline; attention is drawn on the grids'
     words and says which layers each model reads."""
+    import selfexplain.core.modeling.model_folders as folders
+
+    shipped = models_dir.parent / "shipped-minilm"  # the shipped MiniLM pair only: the partner is tiny-a
+    shipped.mkdir(exist_ok=True)
+    for name in ("sst5-minilm", "sst5-minilm-mean"):
+        if not (shipped / name).exists():
+            (shipped / name).symlink_to(folders.SHIPPED_MODELS_DIR / name)
+    monkeypatch.setattr(folders, "SHIPPED_MODELS_DIR", shipped)
     at = open_compare(monkeypatch, models_dir)
     assert not at.exception and not at.error
     assert at.selectbox(key="model_a_choice").value == "sst5-minilm"
@@ -170,3 +178,14 @@ def test_compare_falls_back_to_the_baseline_with_one_self_explaining_model(
     assert not at.exception
     # its own baseline, not the first model that reads one text ("sst2-mpnet" sorts first)
     assert at.selectbox(key="model_b_choice").value == "sst5-minilm-mean"
+
+
+def test_the_shipped_default_pairs_minilm_with_mpnet() -> None:
+    """Out of the box Compare sets the two self-explaining SST-5 models side by side."""
+    from selfexplain.core.modeling.model_folders import SHIPPED_MODELS_DIR
+    from selfexplain.methods.analysis.compare import default_partner
+
+    shipped = {p.parent.name: p.parent for p in SHIPPED_MODELS_DIR.glob("*/selfexplain.json")}
+    assert default_partner("sst5-minilm", shipped) == "sst5-mpnet"
+    assert default_partner("sst5-minilm-mean", shipped) == "sst5-minilm"  # a baseline: its own task first
+    assert default_partner("snli-minilm", shipped) == "snli-minilm-mean"

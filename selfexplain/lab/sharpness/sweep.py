@@ -21,6 +21,7 @@ from selfexplain.core.formats.examples import read_examples
 from selfexplain.core.pipeline import load_model
 from selfexplain.lab.sharpness.measures import markdown_summary, summarise
 from selfexplain.lab.sharpness.run import measure_examples
+from selfexplain.views import style
 from selfexplain.views.files import write_figures
 
 
@@ -80,11 +81,11 @@ def run(args: argparse.Namespace) -> int:
         [
             go.Scatter(
                 x=sweep["top3_mass"], y=sweep["accuracy"], mode="markers", text=sweep["run"],
-                marker={"size": 11, "color": "#c2410c"}, name="sweep: same budget",
+                marker={"size": 11, "color": style.HIGHLIGHT}, name="sweep: same budget",
             ),
             go.Scatter(
                 x=others["top3_mass"], y=others["accuracy"], text=others["run"], mode="markers+text",
-                textposition="middle right", marker={"size": 11, "color": "#6b7280", "symbol": "diamond"},
+                textposition="middle right", marker={"size": 11, "color": style.NOTE_TEXT, "symbol": "diamond"},
                 name="other models (their own budgets)",
             ),
         ]
@@ -97,18 +98,19 @@ def run(args: argparse.Namespace) -> int:
         figure.add_annotation(
             x=point["top3_mass"], y=point["accuracy"], text=point["run"], showarrow=True, arrowhead=0,
             axref="x", ayref="y", ax=1.12, ay=float(placed["accuracy"].min()) + i * step, xanchor="left",
-            font={"size": 12}, arrowcolor="#9ca3af",
+            font=style.TICK_FONT, arrowcolor=style.MUTED,
         )  # fmt: skip
     for _, base in table[table["recipe"].str.contains("baseline")].iterrows():
         figure.add_hline(
             y=base["accuracy"], line_dash="dot", annotation_text="mean-pooling baseline, same budget",
             annotation_position="bottom left",
         )  # fmt: skip
+    style.apply_layout(
+        figure, "Accuracy vs sharpness (SST-5 dev): alpha mass of the top 3 spans", 560, legend=style.LEGEND_BELOW
+    )
     figure.update_layout(
-        title="Accuracy vs sharpness (SST-5 dev): alpha mass of the top 3 spans",
         xaxis={"title": "alpha mass of the top 3 spans (higher = sharper)", "range": [-0.1, 1.45]},
-        yaxis_title="dev accuracy", width=900, height=560, template="plotly_white",
-        legend={"orientation": "h", "y": -0.18},
+        yaxis_title="dev accuracy", width=900,
     )  # fmt: skip
     written = write_figures(args.out, {"tradeoff": figure})
     print(markdown_summary(summaries), written)
