@@ -21,6 +21,7 @@ from transformers import PreTrainedModel
 from selfexplain.core.modeling.config import ModelConfig
 from selfexplain.core.modeling.encoders import load_encoder
 from selfexplain.core.modeling.families import cut_encoder, family_of
+from selfexplain.core.modeling.read_out import read_out_layer
 from selfexplain.core.modeling.spans import SpanLayer, SpanLayerOutput, span_index, span_validity
 
 EncoderPrecision = Literal["float32", "bfloat16"]
@@ -73,15 +74,10 @@ class SelfExplainingModel(nn.Module):
         hidden = self.encoder.config.hidden_size
         self.family = family_of(self.encoder.config)
         layers = int(self.encoder.config.num_hidden_layers)
-        if not -(layers + 1) <= config.encoder_layer <= layers:
-            raise ValueError(
-                f"encoder_layer {config.encoder_layer} does not exist: the encoder has hidden states 0..{layers} "
-                f"(or -1..-{layers + 1} from the end)"
-            )
+        # the hidden state the head reads, 0..layers (ValueError for one the encoder does not have)
+        self.read_layer = read_out_layer(config.encoder_layer, layers)
         if config.encoder_layer < -1:  # a negative index counts from the uncut top; after the cut it would not
-            config.encoder_layer += layers + 1
-        # hidden state read by the head: ``layers`` for -1 (the last one)
-        self.read_layer = layers if config.encoder_layer == -1 else config.encoder_layer
+            config.encoder_layer = self.read_layer
         # the encoder runs only as far as the head reads: layers above read_layer are never computed nor kept
         # (decoders are left whole: their last hidden state passes a final norm the middle ones do not)
         self.dropped_layers = () if self.family.causal else cut_encoder(self.encoder, max(self.read_layer, 1))

@@ -28,7 +28,10 @@ def read_out_layer(encoder_layer: int, layers: int) -> int:
     encoder that runs ``layers`` layers (``-1`` is ``layers``, ``-2`` is ``layers - 1``, ...). Raises
     ValueError for a hidden state the encoder does not have."""
     if not -(layers + 1) <= encoder_layer <= layers:
-        raise ValueError(f"encoder_layer {encoder_layer} does not exist: the encoder has hidden states 0..{layers}")
+        raise ValueError(
+            f"encoder_layer {encoder_layer} does not exist: the encoder has hidden states 0..{layers} "
+            f"(or -1..-{layers + 1} from the end)"
+        )
     return encoder_layer if encoder_layer >= 0 else layers + 1 + encoder_layer
 
 

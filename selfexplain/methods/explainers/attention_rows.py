@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from selfexplain.core.modeling.read_out import read_out_layer
 from selfexplain.core.pipeline import SelfExplainer
 from selfexplain.core.results.attention import rollout
 from selfexplain.core.results.explanation import position_prior
@@ -18,8 +19,7 @@ from selfexplain.methods.explainers.base import AttributionMethod, Instance
 
 def read_layer(explainer: SelfExplainer, layers: int) -> int:
     """Number of attention layers below the hidden state the head reads (``encoder_layer`` -1 = all)."""
-    index = explainer.config.encoder_layer
-    return layers if index == -1 else (index if index >= 0 else layers + 1 + index)
+    return read_out_layer(explainer.config.encoder_layer, layers)
 
 
 class AttentionRowsMethod(AttributionMethod):
