@@ -11,6 +11,7 @@ from pages.ui import PLOT_CONFIG
 from pages.ui.loading import cached_explanation
 from selfexplain.core.results.explanation import Explanation
 from selfexplain.core.results.words import Level, group_span_at, level_view
+from selfexplain.views.band import band_caption, band_width, span_band_figure
 from selfexplain.views.figures import MAX_GRID_UNITS, grid_view, span_grid_figure
 
 
@@ -27,15 +28,30 @@ def shown_explanation() -> Explanation:
 def on_grid_select() -> None:
     """A grid cell was clicked: select its span. Runs once per new selection (a callback, not on
     every rerun), so the grid and the table can both hold a selection without undoing each other."""
-    points = st.session_state.get("grid", {}).get("selection", {}).get("points", [])
-    if not points or "x" not in points[0] or "y" not in points[0]:
+    cell = clicked_cell(st.session_state.get("grid", {}).get("selection", {}).get("points", []))
+    if cell is None:
         return
     explanation = shown_explanation()
     groups = level_view(explanation, kept("grid_level") or "token")  # type: ignore[arg-type]
-    row, col = int(points[0]["y"]), int(points[0]["x"])  # y = start, x = end
+    row, col = cell
     picked = explanation.span_at(row, col) if groups is None else group_span_at(explanation, row, col, groups)
     if picked is not None:
         remember(explanation, picked)
+
+
+def clicked_cell(points: list[dict]) -> tuple[int, int] | None:
+    """The (start, end) units of the first clicked point of a grid or band selection: its ``customdata``
+    (start, end, alpha, rank), which the square grid and the band view both carry; else the square grid's
+    ``y`` (start) and ``x`` (end). None when nothing was clicked."""
+    if not points:
+        return None
+    point = points[0]
+    data = point.get("customdata")
+    if data is not None and len(data) >= 2:
+        return int(data[0]), int(data[1])
+    if "x" in point and "y" in point:
+        return int(point["y"]), int(point["x"])
+    return None
 
 
 def widest_span(span_mask: np.ndarray, units: np.ndarray) -> int:
@@ -80,7 +96,12 @@ def render_grid(explanation: Explanation, level: Level) -> tuple[Figure, tuple[i
     cell = None
     if selection is not None:
         cell = (int(units[selection.start_token]), int(units[selection.end_token]))
-    grid = span_grid_figure(explanation, log_colour, int(max_width), level, cell, view)
+    band = band_width(explanation, level) is not None  # past 48 units, spans a few units wide: a band
+    if band:
+        st.caption(band_caption(count, level))
+        grid = span_band_figure(explanation, log_colour, int(max_width), level, cell, view)
+    else:
+        grid = span_grid_figure(explanation, log_colour, int(max_width), level, cell, view)
     st.plotly_chart(
         grid,
         on_select=on_grid_select,
@@ -89,9 +110,18 @@ def render_grid(explanation: Explanation, level: Level) -> tuple[Figure, tuple[i
         config=PLOT_CONFIG,
         theme=None,
     )
-    st.caption(
-        "How to read it: each cell is one span of the input, from the word on its row to the word in its "
-        "column (so only the upper triangle exists). The colour is alpha, the weight the classifier gives "
-        "that span; the weights sum to 1 and the prediction is read from them. Click a cell to highlight it."
+    weight = (
+        "The colour is alpha, the weight the classifier gives that span; the weights sum to 1 and the prediction "
+        "is read from them. Click a cell to highlight it."
     )
+    if band:
+        st.caption(
+            f"How to read it: each cell is one span of the input, starting at the {level} in its column and "
+            f"covering as many {level}s as the number on its row (1 at the top). {weight}"
+        )
+    else:
+        st.caption(
+            "How to read it: each cell is one span of the input, from the word on its row to the word in its "
+            f"column (so only the upper triangle exists). {weight}"
+        )
     return grid, view

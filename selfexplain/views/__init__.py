@@ -2,7 +2,8 @@
 
 - :mod:`~selfexplain.views.style`: the one place for colours, fonts and the figure layout.
 - :mod:`~selfexplain.views.figures`: an Explanation's probability bars, alpha grid, attention, span table;
-  :mod:`~selfexplain.views.model_view`: every layer x head in one figure.
+  :mod:`~selfexplain.views.model_view`: every layer x head in one figure; :mod:`~selfexplain.views.band`: the alpha
+  grid of a long input as a band (start word across, span width down).
 - :mod:`~selfexplain.views.word_attention`: attention on the alpha grid's words, and the head view (HTML, CSS hover).
 - :mod:`~selfexplain.views.second_opinion`: alpha and another attribution method per word.
 - :mod:`~selfexplain.views.present`: presentation mode's plain sentences and glossary.
