@@ -46,7 +46,7 @@ run sst5-mpnet-mean "$DATA/sst5/test.txt" --head mean --freeze-layers "$FREEZE" 
   --labels "$SST5_LABELS" --epochs 2
 run sst5-mpnet "$DATA/sst5/test.txt" "${SPAN[@]}" --freeze-layers "$FREEZE" --train "$DATA/sst5/train.txt" --dev "$DATA/sst5/dev.txt" \
   --labels "$SST5_LABELS" --teacher "$OUT/sst5-mpnet-mean/best" --epochs 2
-run snli-mpnet-mean "$DATA/snli/test.tsv" --head mean --freeze-layers "$FREEZE" "${SNLI[@]}" --epochs 1
+run snli-mpnet-mean "$DATA/snli/test.tsv" --head mean --freeze-layers "$FREEZE" "${SNLI[@]}" --epochs 3
 run snli-mpnet "$DATA/snli/test.tsv" "${SPAN[@]}" --freeze-layers "$FREEZE" "${SNLI[@]}" --pair-alpha per-segment \
-  --teacher "$OUT/snli-mpnet-mean/best" --epochs 1
+  --teacher "$OUT/snli-mpnet-mean/best" --epochs 3
 echo "== $(date -u +%H:%M) done"
