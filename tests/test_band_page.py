@@ -78,3 +78,26 @@ def test_a_click_on_a_band_cell_selects_the_span_a_grid_click_does() -> None:
     assert clicked_cell([band_point]) == clicked_cell([grid_point]) == (17, 19)
     assert clicked_cell([{"x": 19, "y": 17}]) == (17, 19)  # no customdata: the square grid's row and column
     assert clicked_cell([]) is None and clicked_cell([{"curve_number": 0}]) is None
+
+
+def test_presentation_mode_draws_the_band_across_the_page_past_48_words(served: Path) -> None:
+    at = open_app(model="tiny-band", text=LONG, level="word")
+    at.toggle(key="present").set_value(True).run()
+    assert not at.exception and not at.error
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    (band,) = [s for s in specs if s["layout"]["title"]["text"] == "How much each phrase counted"]
+    x_axes = sorted((k for k in band["layout"] if k.startswith("xaxis")), key=lambda k: int(k[5:] or 1))
+    assert len(x_axes) == 2  # 60 words: two rows of 30
+    assert [t for k in x_axes for t in band["layout"][k]["ticktext"]] == LONG.split()
+    assert band["layout"]["xaxis"]["title"]["text"] == "first word"
+    assert any(m.value.startswith("Each square is one phrase, starting at the word above it") for m in at.markdown)
+
+
+def test_presentation_mode_keeps_the_square_grid_for_a_sentence(served: Path) -> None:
+    at = open_app(model="tiny-band", text=SENTENCE, level="word")
+    at.toggle(key="present").set_value(True).run()
+    assert not at.exception
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    (grid,) = [s for s in specs if s["layout"]["title"]["text"] == "How much each phrase counted"]
+    assert "xaxis2" not in grid["layout"] and grid["layout"]["xaxis"]["title"]["text"] == "last word"
+    assert any(m.value.startswith("Each square is one phrase, from the word on its row") for m in at.markdown)

@@ -63,14 +63,20 @@ def probability_sentence(explanation: Explanation) -> str:
     return f"{first}; next comes {_label(explanation.label_names[second])} at {chance:.0%}."
 
 
-def grid_sentence(explanation: Explanation) -> str:
-    """What the weight grid shows for this input: its heaviest phrase and its share of the weight."""
+def grid_sentence(explanation: Explanation, band: bool = False) -> str:
+    """What the weight grid shows for this input: its heaviest phrase and its share of the weight. ``band``: the
+    grid is drawn as a band (a long text: first word across, the phrase's length in words down)."""
+    square = (
+        "Each square is one phrase, starting at the word above it and as many words long as its row says"
+        if band
+        else "Each square is one phrase, from the word on its row to the word in its column"
+    )
     top = explanation.evidence_spans(1)
     if not top:
-        return "Each square is one phrase, from the word on its row to the word in its column; none carries weight."
+        return f"{square}; none carries weight."
     return (
-        "Each square is one phrase, from the word on its row to the word in its column; the darker, the more it "
-        f"counted. The darkest, {quoted(top[0].text, 40)}, got {top[0].alpha:.0%} of the weight."
+        f"{square}; the darker, the more it counted. The darkest, {quoted(top[0].text, 40)}, got "
+        f"{top[0].alpha:.0%} of the weight."
     )
 
 
