@@ -51,6 +51,32 @@ def test_an_order_key_keeps_the_entries_sorted_and_the_decorator_registers() -> 
     assert functions.get("double") is double and double(2) == 4
 
 
+def test_a_fill_runs_once_before_the_first_read_and_again_after_a_failure() -> None:
+    calls: list[int] = []
+
+    def fill() -> None:
+        calls.append(len(calls))
+        if len(calls) == 1:
+            raise ImportError("not yet")
+        shapes.register("square", 4)
+
+    shapes: Registry[int] = Registry("shape", fill=fill)
+    shapes.register("triangle", 3)  # registering does not fill
+    assert calls == []
+    with pytest.raises(ImportError):
+        shapes.names()
+    assert shapes.names() == ("triangle", "square") and shapes.get("square") == 4 and len(shapes) == 2
+    assert calls == [0, 1]  # filled once it succeeded, never again
+
+
+def test_the_sharpness_measures_carry_their_computation_and_fill_on_first_read() -> None:
+    from selfexplain.lab.sharpness.registry import COLUMNS, MEASURES, file_order
+
+    assert all(COLUMNS[key] is measure and callable(measure.compute) for key, measure in MEASURES.items())
+    assert [m.rank for m in MEASURES.values()] == sorted(m.rank for m in MEASURES.values())  # the tables' order
+    assert list(COLUMNS.items()) == sorted(COLUMNS.items(), key=file_order)  # the file's order
+
+
 def test_import_modules_imports_every_module_of_a_package() -> None:
     import selfexplain.methods.explainers as explainers
 

@@ -13,8 +13,8 @@ from selfexplain.lab.plausibility.metrics import alpha_token_f1s, plausibility
 from selfexplain.lab.sharpness.measures import (
     MEASURES,
     both_sides_share,
-    explanation_row,
     markdown_summary,
+    multi_span_share,
     nonzero_spans,
     repeated_top_span,
     summarise,
@@ -87,11 +87,10 @@ def test_words_and_top_span_length_in_words() -> None:
     assert words.start_char.tolist() == [0, 3, 9, 13, 16] and words.end_char.tolist() == [2, 8, 12, 15, 19]
     assert top_span_words(e) == 2.0  # "isn't bad": three pieces, two words
     assert nonzero_spans(e) == 2.0
-    row = explanation_row(e)
-    assert row["multi_span_share"] == 1.0 and np.isnan(row["both_sides_share"])
+    assert multi_span_share(e) == 1.0 and np.isnan(both_sides_share(e))
     one = explanation(SENTENCE, {(2, 2): 1.0})  # the "'" alone still touches one word
     assert top_span_words(one) == 1.0 and nonzero_spans(one) == 1.0
-    assert explanation_row(one)["multi_span_share"] == 0.0
+    assert multi_span_share(one) == 0.0
     assert np.isnan(top_span_words(explanation(SENTENCE, {})))  # no positive alpha: no top span
 
 

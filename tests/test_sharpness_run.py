@@ -60,6 +60,23 @@ def test_measure_examples_rows(sparse_explainer: SelfExplainer) -> None:
         assert ours["random_deletion_drop"] == pytest.approx(theirs["random_deletion_drop"], nan_ok=True, abs=1e-5)
 
 
+def test_a_new_measure_is_one_registration(sparse_explainer: SelfExplainer, monkeypatch: pytest.MonkeyPatch) -> None:
+    from selfexplain.lab.sharpness.measures import num_spans, summarise, summary_rows
+    from selfexplain.lab.sharpness.registry import COLUMNS, Measure, each, register_measure
+
+    for registry in (COLUMNS, MEASURES):  # register into copies, which the test's end takes back
+        monkeypatch.setattr(registry, "_entries", dict(registry.items()))
+    new = Measure(key="valid_spans", label="valid spans", higher_is_better=None, rank=95, compute=each(num_spans))
+    register_measure(new)
+    examples = [Example(t, None, 0) for t in TEXTS]
+    rows = measure_examples(sparse_explainer, examples, batch_size=2, progress=False)
+    keys = list(rows[0])
+    assert keys.index("valid_spans") == keys.index("top_span_words") + 1  # after the alpha columns ranked below
+    assert [r["valid_spans"] for r in rows] == [r["num_spans"] for r in rows]
+    labels = [r["measure"] for r in summary_rows(summarise(rows))]
+    assert labels.index("valid spans") == labels.index("median top-span length in words") + 1
+
+
 def test_pair_rows_say_both_sides(tiny_pair_explainer: SelfExplainer) -> None:
     examples = [Example(t, p, 0) for t, p in zip(TEXTS, PAIRS)]
     rows = measure_examples(tiny_pair_explainer, examples, progress=False, options=SharpnessOptions(seed=1))

@@ -8,13 +8,17 @@ and :meth:`Registry.get`, never a list written by hand. :func:`import_modules` i
 package, which is how a package of extensions fills its registry on import.
 
 A registry is a read-only :class:`~collections.abc.Mapping` (name -> entry) in registration order, or in the
-order of its ``order`` key when it has one; an alias resolves to its entry in :meth:`get` but is not listed.
+order of its ``order`` key when it has one; an alias resolves to its entry in :meth:`get` but is not listed. A
+registry whose entries register themselves in a package of their own can name a ``fill`` (e.g. importing that
+package): it runs once, before the registry is first read, so a reader never depends on which modules happen
+to have been imported, and the package is imported only when someone reads the registry.
 """
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Generic, TypeVar
 
@@ -30,7 +34,9 @@ class Registry(Mapping[str, T], Generic[T]):
     raises in :meth:`get` (a :class:`ValueError` subclass, e.g. the package's ``InvalidInputError``);
     ``order``: a sort key of ``(name, entry)`` that keeps the entries in that order (else registration order);
     ``identity``: what makes two entries the same one, so registering it again is a no-op (default: equality;
-    a class can be told by its ``__qualname__``, so a re-imported module registers again quietly)."""
+    a class can be told by its ``__qualname__``, so a re-imported module registers again quietly); ``fill``:
+    called once before the first read (a lookup, the names, iteration, the length), typically to import the
+    modules that register the entries; registering never calls it."""
 
     def __init__(
         self,
@@ -39,6 +45,7 @@ class Registry(Mapping[str, T], Generic[T]):
         error: type[ValueError] = ValueError,
         order: Callable[[tuple[str, T]], Any] | None = None,
         identity: Callable[[T], object] | None = None,
+        fill: Callable[[], object] | None = None,
     ) -> None:
         self.kind = kind
         self.error = error
@@ -46,19 +53,36 @@ class Registry(Mapping[str, T], Generic[T]):
         self._identity = identity or (lambda entry: entry)
         self._entries: dict[str, T] = {}
         self.aliases: dict[str, str] = {}  # alias -> the name it stands for
+        self._fill = fill  # None once it has run
+        self._filling = False
+        self._lock = threading.RLock()  # another thread's first read waits for the fill; the filling thread does not
+
+    def _filled(self) -> dict[str, T]:
+        """The entries, after running ``fill`` if it has not run yet (if it raises, the next read runs it again).
+        A read from inside the fill sees the entries registered so far."""
+        if self._fill is not None:
+            with self._lock:
+                if self._fill is not None and not self._filling:
+                    self._filling = True
+                    try:
+                        self._fill()
+                        self._fill = None
+                    finally:
+                        self._filling = False
+        return self._entries
 
     # the Mapping: names in order -> entries; aliases are not keys
     def __getitem__(self, name: str) -> T:
-        return self._entries[name]
+        return self._filled()[name]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._entries)
+        return iter(self._filled())
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._filled())
 
     def __repr__(self) -> str:
-        return f"Registry({self.kind!r}: {', '.join(self._entries)})"
+        return f"Registry({self.kind!r}: {', '.join(self._filled())})"
 
     def register(self, name: str, entry: T, aliases: Iterable[str] = ()) -> T:
         """Add ``entry`` as ``name`` (and as each of ``aliases``) and return it. A name or alias held by another
@@ -87,14 +111,15 @@ class Registry(Mapping[str, T], Generic[T]):
 
     def names(self, where: Callable[[T], bool] | None = None) -> tuple[str, ...]:
         """The names in order, all of them or those whose entry passes ``where``."""
-        return tuple(name for name, entry in self._entries.items() if where is None or where(entry))
+        return tuple(name for name, entry in self._filled().items() if where is None or where(entry))
 
     def known(self, name: str) -> bool:
         """Whether ``name`` is a registered name or an alias of one."""
-        return name in self._entries or name in self.aliases
+        return name in self._filled() or name in self.aliases
 
     def canonical(self, name: str) -> str:
         """The registered name ``name`` stands for (itself unless it is an alias); unknown names as they are."""
+        self._filled()
         return self.aliases.get(name, name)
 
     def get(self, name: str, default: Any = _MISSING) -> T:  # type: ignore[override]

@@ -132,19 +132,28 @@ def family_of(config: PretrainedConfig) -> Family:
 LAYER_STACKS = ("encoder.layer", "transformer.layer", "h", "layers")
 
 
+def layer_stack(encoder: torch.nn.Module) -> tuple[str, torch.nn.ModuleList] | None:
+    """The first of :data:`LAYER_STACKS` that names a :class:`~torch.nn.ModuleList` in ``encoder``: its path and
+    the list (``[L]`` layers); None when none does."""
+    for path in LAYER_STACKS:
+        try:
+            stack = encoder.get_submodule(path)
+        except AttributeError:  # no submodule there
+            continue
+        if isinstance(stack, torch.nn.ModuleList):
+            return path, stack
+    return None
+
+
 def cut_encoder(encoder: torch.nn.Module, keep: int) -> tuple[str, ...]:
     """Drop every layer above the first ``keep`` of ``encoder`` (in place) and set its config's
     ``num_hidden_layers`` to match. Returns the dropped layers' module names (e.g. ``"encoder.layer.3"``), so a
     loader can skip their saved weights; empty when nothing is above ``keep`` or the architecture keeps its layers
     somewhere this function does not know (it then runs whole, which gives the same output, only slower)."""
-    for path in LAYER_STACKS:
-        stack: object = encoder
-        for part in path.split("."):
-            stack = getattr(stack, part, None)
-        if isinstance(stack, torch.nn.ModuleList):
-            break
-    else:
+    found = layer_stack(encoder)
+    if found is None:
         return ()
+    path, stack = found
     depth = len(stack)
     if keep >= depth:
         return ()

@@ -1,26 +1,24 @@
-"""How sharp and how decisive alpha is: the measures of docs/sharpness.md.
+"""How sharp alpha is, per input: the functions behind the measures of docs/sharpness.md.
 
-Per input (pure functions of an :class:`~selfexplain.core.results.explanation.Explanation`): the largest
-alpha, the effective number of spans ``exp(H(alpha))``, the alpha mass of the top 3 spans,
-Spearman's correlation between each token's alpha mass and the position prior
-``(t + 1)(T - t)``, the share of the top 5 spans that split a word, and, for sparse alpha,
-the top span's length in words, the number of spans with alpha > 0 and (pairs) whether both
-texts hold one. With the model: whether the prediction survives alpha replaced by the uniform
-distribution, and whether the model reading only its top-1 span's words predicts the same label
-(:mod:`selfexplain.lab.sharpness.measures_model` has the deletion and removal measures).
+Pure functions of an :class:`~selfexplain.core.results.explanation.Explanation`: the largest alpha, the
+effective number of spans ``exp(H(alpha))``, the alpha mass of the top 3 spans, Spearman's correlation
+between each token's alpha mass and the position prior ``(t + 1)(T - t)``, the share of the top 5 spans that
+split a word, and, for sparse alpha, the top span's length in words, the number of spans with alpha > 0 and
+(pairs) whether both texts hold one; over many inputs, whether an input's top span is the most common one.
+:mod:`selfexplain.lab.sharpness.measures_model` has the measures that run the model again.
 
-The registry (:data:`MEASURES`) and the summaries are re-exported from
+Each measure, with its computation over a batch, is registered in :mod:`selfexplain.lab.sharpness.columns`;
+the registry (:data:`MEASURES`) and the summaries are re-exported from
 :mod:`selfexplain.lab.sharpness.registry` and :mod:`selfexplain.lab.sharpness.summary`.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import spearmanr
 
 from selfexplain.core.results.explanation import Explanation, Span, position_prior
 from selfexplain.core.results.words import word_of_token
@@ -58,6 +56,8 @@ def position_spearman(explanation: Explanation) -> float:
     prior = position_prior(np.array([t.segment for t in explanation.tokens]))
     if scores.size < 3 or np.ptp(scores) == 0 or np.ptp(prior) == 0:
         return float("nan")
+    from scipy.stats import spearmanr  # here: reading the measures' names and labels needs no scipy
+
     return float(spearmanr(scores, prior).statistic)
 
 
@@ -131,6 +131,16 @@ def nonzero_spans(explanation: Explanation) -> float:
     return float(np.count_nonzero(span_alphas(explanation) > 0))
 
 
+def multi_span_share(explanation: Explanation) -> float:
+    """1.0 when at least 2 valid spans have alpha > 0, else 0.0."""
+    return float(nonzero_spans(explanation) >= 2)
+
+
+def num_spans(explanation: Explanation) -> float:
+    """How many spans are valid (alpha > 0 or not)."""
+    return float(explanation.span_mask.sum())
+
+
 def both_sides_share(explanation: Explanation) -> float:
     """1.0 when both texts of a pair hold a span with alpha > 0, else 0.0; NaN for a single text."""
     if explanation.pair is None:
@@ -138,15 +148,6 @@ def both_sides_share(explanation: Explanation) -> float:
     starts, _, weights = explanation.ranking
     segments = np.array([t.segment for t in explanation.tokens], dtype=np.int64)[starts[weights > 0]]
     return float(np.isin([0, 1], segments).all())
-
-
-def top_span_input(explanation: Explanation) -> tuple[str, str | None]:
-    """The input reduced to the words of the top-1 span: its text replaces its segment; the other
-    text of a pair is kept (a pair model needs both)."""
-    span = explanation.top_spans(1)[0]
-    if span.segment == 1:
-        return explanation.text, span.text
-    return span.text, explanation.pair
 
 
 REPEAT_MIN_INPUTS = 10  # below this many top spans, "the most common one" says nothing
@@ -176,41 +177,3 @@ def repeated_top_span(texts: Sequence[str]) -> np.ndarray:
     modal = modal_top_span(texts)
     values[has] = np.array([t == modal for t in texts], dtype=np.float64)[has]
     return values
-
-
-def explanation_row(explanation: Explanation) -> dict[str, float]:
-    """The model-free measures of one input."""
-    nonzero = nonzero_spans(explanation)
-    return {
-        "max_alpha": max_alpha(explanation),
-        "effective_spans": effective_spans(explanation),
-        "top3_mass": top_mass(explanation, 3),
-        "position_spearman": position_spearman(explanation),
-        "split_word_share": split_word_share(explanation),
-        "num_spans": float(explanation.span_mask.sum()),
-        "top_span_words": top_span_words(explanation),
-        "nonzero_spans": nonzero,
-        "multi_span_share": float(nonzero >= 2),
-        "both_sides_share": both_sides_share(explanation),
-    }
-
-
-Predict = Callable[[Sequence[str], Sequence[str] | None], np.ndarray]
-
-
-def decisiveness(
-    explanations: Sequence[Explanation], predict: Predict, predict_uniform: Predict
-) -> list[dict[str, float]]:
-    """Per input: ``uniform_agreement`` (the label survives uniform alpha) and ``top1_agreement``
-    (the label survives reading only the top-1 span). ``predict``/``predict_uniform`` map texts
-    (and pairs) to predicted class indices ``[B]``."""
-    texts = [e.text for e in explanations]
-    pairs = [e.pair or "" for e in explanations] if explanations and explanations[0].pair is not None else None
-    uniform = predict_uniform(texts, pairs)
-    reduced = [top_span_input(e) for e in explanations]
-    reduced_pairs = [p or "" for _, p in reduced] if pairs is not None else None
-    top1 = predict([t for t, _ in reduced], reduced_pairs)
-    return [
-        {"uniform_agreement": float(u == e.predicted_index), "top1_agreement": float(t == e.predicted_index)}
-        for e, u, t in zip(explanations, uniform.tolist(), top1.tolist())
-    ]

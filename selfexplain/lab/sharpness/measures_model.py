@@ -1,5 +1,8 @@
-"""Sharpness measures that run the model again: deleting the top span's words against deleting
-random spans (``deletion_beats_random``), and taking the top span out of alpha (``top_out_flip``).
+"""Sharpness measures that run the model again: alpha replaced by the uniform distribution
+(``uniform_agreement``), the model reading only the top-1 span's words (``top1_agreement``), deleting the
+top span's words against deleting random spans (``deletion_beats_random``), and taking the top span out of
+alpha (``top_out_flip``). Their computations over a batch are registered in
+:mod:`selfexplain.lab.sharpness.columns.model`.
 
 ``deletion_beats_random``: the top span (highest alpha, alpha > 0) touches ``L`` words of its
 text (:func:`~selfexplain.lab.sharpness.measures.words_of`). The model reads the input again with
@@ -24,18 +27,30 @@ encoder pass), so it follows whatever those functions renormalise over.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from selfexplain.core.results.explanation import Explanation
-from selfexplain.lab.faithfulness.alpha_tests import SpanView, removal_logits
 from selfexplain.lab.sharpness.measures import Words, positive_top_span, span_words, words_of
+
+if TYPE_CHECKING:
+    from selfexplain.lab.faithfulness.alpha_tests import SpanView
 
 # texts ``[B]`` (and pairs ``[B]``, or None for single texts) -> class probabilities ``[B, C]``
 Probabilities = Callable[[Sequence[str], Sequence[str] | None], np.ndarray]
 Variant = tuple[str, str | None]
 DRAWS = 5
 NAN_DELETION = {"deletion_beats_random": np.nan, "top_deletion_drop": np.nan, "random_deletion_drop": np.nan}
+
+
+def top_span_input(explanation: Explanation) -> Variant:
+    """The input reduced to the words of the top-1 span: its text replaces its segment; the other
+    text of a pair is kept (a pair model needs both)."""
+    span = explanation.top_spans(1)[0]
+    if span.segment == 1:
+        return explanation.text, span.text
+    return span.text, explanation.pair
 
 
 def delete_chars(text: str, start: int, end: int) -> str:
@@ -121,6 +136,8 @@ def top_out_flip(view: SpanView) -> float:
     (:func:`removal_logits`, first row), else 0.0; NaN with fewer than two valid spans or no alpha > 0."""
     if view.alpha.size < 2 or not (view.alpha > 0).any():
         return float("nan")
+    from selfexplain.lab.faithfulness.alpha_tests import removal_logits  # here: it imports torch and the model
+
     order = np.lexsort((view.ends, view.starts, -view.alpha))
     predicted = int(np.argmax(view.logits(view.alpha)))
     return float(int(np.argmax(removal_logits(view, order, steps=1)[0])) != predicted)

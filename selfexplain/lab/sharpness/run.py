@@ -1,4 +1,5 @@
-"""Running the sharpness measures over examples with a loaded model, in batches."""
+"""Running the sharpness measures over examples with a loaded model, in batches: every column of
+:data:`~selfexplain.lab.sharpness.registry.COLUMNS`, in file order, each computed over a whole batch."""
 
 from __future__ import annotations
 
@@ -11,16 +12,13 @@ from tqdm.auto import tqdm
 from selfexplain.core.pipeline import SelfExplainer
 from selfexplain.core.results.explanation import Explanation
 from selfexplain.data import Example
-from selfexplain.lab.faithfulness.alpha_tests import span_view
-from selfexplain.lab.plausibility.metrics import alpha_token_f1s
 from selfexplain.lab.plausibility.sst_phrases import PhraseIndex
 from selfexplain.lab.sharpness.instances import batch_instances
-from selfexplain.lab.sharpness.measures import decisiveness, explanation_row, repeated_top_span, top_span_text
-from selfexplain.lab.sharpness.measures_model import DRAWS, Probabilities, deletion_scores, top_out_flip
-from selfexplain.lab.sharpness.plausibility import sst_phrase_agreement
-from selfexplain.methods.training.evaluation import predict_examples
+from selfexplain.lab.sharpness.measures_model import DRAWS
+from selfexplain.lab.sharpness.registry import COLUMNS, Batch, Column
 
 Rationales = Sequence[Sequence[tuple[int, int]]]  # per example: human rationale [start, end) characters
+Row = dict[str, float | str]
 
 
 @dataclass(frozen=True)
@@ -35,74 +33,62 @@ class SharpnessOptions:
     rationales: Rationales | None = None
 
 
-def probabilities_of(explainer: SelfExplainer) -> Probabilities:
-    """``(texts, pairs) -> [B, C]`` class probabilities, long single texts read in windows."""
-
-    def probabilities(texts: Sequence[str], pairs: Sequence[str] | None) -> np.ndarray:
-        examples = [Example(t, pairs[i] if pairs is not None else None) for i, t in enumerate(texts)]
-        return predict_examples(explainer, examples, progress=False, windows=not explainer.config.pair).probabilities
-
-    return probabilities
-
-
 def measure_examples(
     explainer: SelfExplainer,
     examples: Sequence[Example],
     batch_size: int = 32,
     progress: bool = True,
     options: SharpnessOptions | None = None,
-) -> list[dict[str, float | str]]:
-    """One row per example: the text, gold and predicted label, ``correct`` (as ``accuracy``) and
-    every measure of :mod:`selfexplain.lab.sharpness.measures`, :mod:`~selfexplain.lab.sharpness.measures_model`
-    and (with ``options.phrases`` / ``options.rationales``) :mod:`~selfexplain.lab.sharpness.plausibility`."""
+) -> list[Row]:
+    """One row per example: the text, predicted label, pair and gold label (when the example has them),
+    then every column of :data:`~selfexplain.lab.sharpness.registry.COLUMNS` that applies to the run
+    (``accuracy`` with a gold label, ``sst_phrase_agreement`` with ``options.phrases``,
+    ``rationale_token_f1`` with ``options.rationales``), in file order."""
     options = options or SharpnessOptions()
     if options.rationales is not None and len(options.rationales) != len(examples):
         raise ValueError(f"{len(options.rationales)} rationale lists for {len(examples)} examples")
-    probabilities = probabilities_of(explainer)
-    rows: list[dict[str, float | str]] = []
-    explanations: list[Explanation] = []
+    columns = list(COLUMNS.values())
+    rows: list[Row] = []
+    pieces: dict[str, list[np.ndarray]] = {c.key: [] for c in columns if c.finish is not None}
     starts = range(0, len(examples), batch_size)
     for lo in tqdm(starts, desc="sharpness", unit="batch", disable=not progress):
         chunk = examples[lo : lo + batch_size]
         pairs = [e.pair or "" for e in chunk] if explainer.config.pair else None
-        instances = batch_instances(explainer, [e.text for e in chunk], pairs)
-        batch = [instance.explanation for instance in instances]
-        decisive = decisiveness(
-            batch,
-            lambda texts, pairs: explainer.predict(texts, pairs),
-            lambda texts, pairs: explainer.predict(texts, pairs, uniform_alpha=True),
-        )
-        deleted = deletion_scores(batch, probabilities, options.seed, options.draws, first_index=lo)
-        for example, instance, extra, deletion in zip(chunk, instances, decisive, deleted):
-            explanation = instance.explanation
-            row: dict[str, float | str] = {"text": example.text, "predicted": explanation.label}
-            if example.pair is not None:
-                row["pair"] = example.pair
-            if example.label is not None:
-                row["gold"] = explainer.config.label_names[example.label]
-                row["accuracy"] = float(explanation.predicted_index == example.label)
-            row["top_span"] = top_span_text(explanation)
-            row.update(explanation_row(explanation))
-            row.update(extra)
-            row.update(deletion)
-            row["top_out_flip"] = top_out_flip(span_view(explainer, instance))
-            if options.phrases is not None:
-                row["sst_phrase_agreement"] = sst_phrase_agreement(explanation, options.phrases)
-            rows.append(row)
-        if options.rationales is not None:
-            explanations.extend(batch)
-    for row, repeated in zip(rows, repeated_top_span([str(r["top_span"]) for r in rows]).tolist()):
-        row["repeated_top_span"] = repeated
-    if options.rationales is not None:
-        for row, score in zip(rows, rationale_scores(explanations, options.rationales).tolist()):
-            row["rationale_token_f1"] = score
+        batch = Batch(explainer, chunk, batch_instances(explainer, [e.text for e in chunk], pairs), lo, options)
+        batch_rows = [input_row(explainer, e, x) for e, x in zip(chunk, batch.explanations)]
+        for column in columns:
+            values = column.compute(batch)
+            if values is None:
+                continue
+            if column.finish is None:
+                write(batch_rows, column, values)
+            else:
+                pieces[column.key].append(values)
+        rows.extend(batch_rows)
+    for column in columns:
+        if column.finish is not None and pieces[column.key]:
+            gathered = np.concatenate(pieces[column.key])  # [E]
+            if gathered.shape[0] != len(rows):
+                raise ValueError(f"column {column.key!r} gathered {gathered.shape[0]} pieces for {len(rows)} inputs")
+            write(rows, column, column.finish(gathered, options))
     return rows
 
 
-def rationale_scores(explanations: Sequence[Explanation], rationales: Rationales) -> np.ndarray:
-    """``[E]`` token F1 of alpha's hard rationale per input (NaN without a human rationale; all NaN
-    when no input has one)."""
-    try:
-        return alpha_token_f1s(explanations, rationales)
-    except ValueError:  # no document has a human rationale on its tokens
-        return np.full(len(explanations), np.nan)
+def input_row(explainer: SelfExplainer, example: Example, explanation: Explanation) -> Row:
+    """The columns that name the input: ``text``, ``predicted``, then ``pair`` and ``gold`` when it has them."""
+    row: Row = {"text": example.text, "predicted": explanation.label}
+    if example.pair is not None:
+        row["pair"] = example.pair
+    if example.label is not None:
+        row["gold"] = explainer.config.label_names[example.label]
+    return row
+
+
+def write(rows: Sequence[Row], column: Column, values: np.ndarray) -> None:
+    """Put ``values`` ``[R]`` or ``[R, 1 + A]`` (:data:`~selfexplain.lab.sharpness.registry.Compute`) into
+    ``rows`` ``[R]`` under ``column.names``, as Python floats or texts; a masked value is left out of its row."""
+    names = column.names
+    table = values.reshape(len(rows), len(names))  # [R, 1 + A]
+    hidden = np.ma.getmaskarray(table).tolist()
+    for row, cells, skip in zip(rows, np.ma.getdata(table).tolist(), hidden):
+        row.update({name: cell for name, cell, masked in zip(names, cells, skip) if not masked})
