@@ -77,6 +77,10 @@ def test_a_click_on_a_band_cell_selects_the_span_a_grid_click_does() -> None:
     grid_point = {"x": 19, "y": 17, "customdata": [17, 19, 0.01, 4], "curve_number": 1}  # row 17, column 19
     assert clicked_cell([band_point]) == clicked_cell([grid_point]) == (17, 19)
     assert clicked_cell([{"x": 19, "y": 17}]) == (17, 19)  # no customdata: the square grid's row and column
+    # what the browser sends for a row of numpy customdata (a typed array): keys "0", "1", ...; a band click
+    # read as x, y would be (3, 17), a different span (the first click in a browser raised KeyError here)
+    typed = {"x": 17, "y": 3, "customdata": {"0": 17.0, "1": 19.0, "2": 0.01, "3": 4.0, "10": 0.0}}
+    assert clicked_cell([typed]) == (17, 19)
     assert clicked_cell([]) is None and clicked_cell([{"curve_number": 0}]) is None
 
 

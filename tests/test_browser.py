@@ -331,3 +331,58 @@ def test_sidebar_names_every_page_and_its_links_open_them(browser, app_url: str)
     page.wait_for_url(re.compile(re.escape(app_url) + r"/(\?.*)?$"), timeout=60_000)
     page.wait_for_selector("textarea", timeout=90_000)
     assert dialogs == []
+
+
+BAND_TEXT = " ".join(
+    (
+        "Despite a sluggish first act, the film finds its footing and the final scenes make it quietly "
+        "unforgettable. The cast is warm, the score is gorgeous, and the story, though thin in places, earns "
+        "every tear it asks for. I would gladly watch it again with friends on a rainy Sunday afternoon at home."
+    ).split()
+)
+
+HEAVIEST_BAND_CELL = """e => {
+    // the band cell with the most alpha: its trace, point, axes and its centre in page pixels
+    let best = null;
+    e._fullData.forEach((t, i) => {
+        if (t.name !== 'spans') return;
+        t.customdata.forEach((c, j) => { if (!best || c[2] > best.alpha) best = {trace: i, point: j, alpha: c[2]}; });
+    });
+    const t = e._fullData[best.trace], L = e._fullLayout;
+    const xa = L[t.xaxis.replace('x', 'xaxis')], ya = L[t.yaxis.replace('y', 'yaxis')];
+    const box = e.getBoundingClientRect();
+    return {x: box.left + xa._offset + xa.d2p(t.x[best.point]), y: box.top + ya._offset + ya.d2p(t.y[best.point]),
+            text: t.text[best.point], start: t.customdata[best.point][0], end: t.customdata[best.point][1]};
+}"""
+
+
+def test_a_long_text_draws_a_band_whose_shaded_cell_is_hit_where_it_is_drawn(browser, app_url: str) -> None:
+    """Past 48 words the grid is a band (issue 58 item 3): every word labelled, and the pointer on the centre
+    of the heaviest cell hovers that cell and a click there selects its span."""
+    assert len(BAND_TEXT.split()) > 48
+    dialogs: list[str] = []
+    page = open_page(browser, app_url, dialogs)
+    explain(page, BAND_TEXT)
+    grid = alpha_grid(page)
+    page.wait_for_selector("text=spans drawn as a band")
+    handle = grid.element_handle()
+    page.wait_for_function("e => e._fullData?.some(t => t.name === 'spans')", arg=handle)
+    labels = handle.evaluate(
+        "e => Object.keys(e._fullLayout).filter(k => /^xaxis\\d*$/.test(k))"
+        ".sort((a, b) => (+a.slice(5) || 1) - (+b.slice(5) || 1)).flatMap(k => e._fullLayout[k].ticktext)"
+    )
+    assert labels == re.findall(r"\w+|[^\w\s]", BAND_TEXT)  # a label on every word (punctuation is a word here)
+    grid.scroll_into_view_if_needed()
+    cell = handle.evaluate(HEAVIEST_BAND_CELL)  # its position after the scroll
+    page.mouse.move(cell["x"], cell["y"])
+    hover = page.wait_for_selector(".hoverlayer .hovertext", timeout=20_000)
+    assert cell["text"].replace("&amp;", "&") in hover.text_content()
+    assert "rank 1" in hover.text_content()
+    page.mouse.click(cell["x"], cell["y"])
+    try:
+        page.wait_for_selector("text=Selected:", timeout=60_000)
+    finally:
+        page.screenshot(path=str(ARTIFACTS / "band-hit.png"), full_page=True)
+    assert page.locator("text=Selected:").inner_text().startswith("Selected: rank 1,")  # the heaviest span
+    page.screenshot(path=str(ARTIFACTS / "band-hit.png"), full_page=True)
+    assert dialogs == []

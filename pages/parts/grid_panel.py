@@ -47,6 +47,8 @@ def clicked_cell(points: list[dict]) -> tuple[int, int] | None:
         return None
     point = points[0]
     data = point.get("customdata")
+    if isinstance(data, dict):  # a typed-array row (plotly sends numpy customdata so) arrives as {"0": .., "1": ..}
+        data = [data[key] for key in sorted(data, key=int)]
     if data is not None and len(data) >= 2:
         return int(data[0]), int(data[1])
     if "x" in point and "y" in point:
