@@ -40,8 +40,12 @@ fi
 SNLI=(--text-column premise --pair-column hypothesis --label-column label --labels entailment,neutral,contradiction
       --train "$OUT/snli-train.tsv" --dev "$OUT/snli-dev.tsv")
 
-run sst2-mpnet "$DATA/sst2/test.txt" "${SPAN[@]}" --freeze-layers "$FREEZE_SST2" --train "$DATA/sst2/train.txt" --dev "$DATA/sst2/dev.txt" \
-  --labels negative,positive --epochs 2
+SST2=(--freeze-layers "$FREEZE_SST2" --train "$DATA/sst2/train.txt" --dev "$DATA/sst2/dev.txt" --labels negative,positive)
+run sst2-mpnet-stage1 "$DATA/sst2/test.txt" "${SPAN[@]}" "${SST2[@]}" --epochs 2
+# stage 2 (the shipped sst2-mpnet): one epoch from stage 1 that trains alpha to decide (complement and removal
+# terms, docs/sharpness.md), stage 1 as its teacher, alpha sharp from the first step (no annealing)
+run sst2-mpnet "$DATA/sst2/test.txt" "${SPAN[@]}" "${SST2[@]}" --epochs 1 --lr 2e-5 --anneal-temperature 1 \
+  --init-from "$OUT/sst2-mpnet-stage1/best" --teacher "$OUT/sst2-mpnet-stage1/best" --complement-weight 1 --removal-weight 0.5
 run sst5-mpnet-mean "$DATA/sst5/test.txt" --head mean --freeze-layers "$FREEZE" --train "$DATA/sst5/train.txt" --dev "$DATA/sst5/dev.txt" \
   --labels "$SST5_LABELS" --epochs 2
 run sst5-mpnet "$DATA/sst5/test.txt" "${SPAN[@]}" --freeze-layers "$FREEZE" --train "$DATA/sst5/train.txt" --dev "$DATA/sst5/dev.txt" \

@@ -181,11 +181,11 @@ def test_compare_falls_back_to_the_baseline_with_one_self_explaining_model(
 
 
 def test_the_shipped_default_pairs_minilm_with_mpnet() -> None:
-    """Out of the box Compare sets the two self-explaining SST-5 models side by side."""
+    """Out of the box Compare sets two self-explaining models of one task side by side (SST-5 and SNLI)."""
     from selfexplain.core.modeling.model_folders import SHIPPED_MODELS_DIR
     from selfexplain.methods.analysis.compare import default_partner
 
     shipped = {p.parent.name: p.parent for p in SHIPPED_MODELS_DIR.glob("*/selfexplain.json")}
     assert default_partner("sst5-minilm", shipped) == "sst5-mpnet"
     assert default_partner("sst5-minilm-mean", shipped) == "sst5-minilm"  # a baseline: its own task first
-    assert default_partner("snli-minilm", shipped) == "snli-minilm-mean"
+    assert default_partner("snli-minilm", shipped) == "snli-mpnet"  # two self-explaining SNLI models too

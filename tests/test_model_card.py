@@ -164,3 +164,12 @@ def test_hub_config_is_written_and_folders_without_it_still_load(tiny_encoder: P
     model, _ = load_model_directory(tmp_path / "m")
     for a, b in zip(model.state_dict().values(), explainer.model.state_dict().values()):
         torch.testing.assert_close(a, b)
+
+
+def test_a_gap_under_a_tenth_of_a_point_is_said_in_inputs(tmp_path: Path) -> None:
+    """snli-mpnet is 2 pairs of 9,824 below its baseline: "0.0 points below" would say nothing."""
+    from dataclasses import replace
+
+    card = replace(_card(), test_accuracy=8421 / 9824, baseline_accuracy=8423 / 9824, test_examples=9824)
+    body = write_model_card(tmp_path, card).read_text(encoding="utf-8")
+    assert "below the baseline by 2 of 9,824 inputs" in body and "0.0 points" not in body

@@ -332,7 +332,12 @@ def _accuracy(card: ModelCard) -> str:
         lines.append(f"- Baseline ({md(card.baseline or 'baseline')}): {_percent(card.baseline_accuracy)}")
         if card.test_accuracy is not None:
             gap = 100 * (card.test_accuracy - card.baseline_accuracy)
-            lines.append(f"- This model is {abs(gap):.1f} points {'above' if gap >= 0 else 'below'} the baseline.")
+            side = "above" if gap >= 0 else "below"
+            if round(abs(gap), 1) == 0 and gap != 0 and card.test_examples:  # "0.0 points below" says nothing
+                inputs = round(abs(gap) * card.test_examples / 100)
+                lines.append(f"- This model is {side} the baseline by {inputs:,} of {card.test_examples:,} inputs.")
+            else:
+                lines.append(f"- This model is {abs(gap):.1f} points {side} the baseline.")
     else:
         lines.append("- No baseline recorded: train one with the same command and `--head mean` to compare.")
     return "\n".join(lines)
