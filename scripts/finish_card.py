@@ -43,7 +43,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("model", type=Path)
     parser.add_argument("--baseline", type=Path, default=None, help="its baseline's folder (none: left as it is)")
-    parser.add_argument("--sharpness", nargs=2, action="append", default=[], metavar=("RUN_DIR", "MEASURED_ON"))
+    parser.add_argument(
+        "--sharpness",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("RUN_DIR", "MEASURED_ON"),
+        help="replaces the card's sharpness table (none: left as it is)",
+    )
     parser.add_argument("--limitation", action="append", default=[])
     parser.add_argument("--dataset", action="append", default=[], help="Hub id of the data set (model card metadata)")
     parser.add_argument("--data", nargs=2, action="append", default=[], metavar=("PART", "DESCRIPTION"),
@@ -62,7 +69,7 @@ def main() -> None:
     card = replace(
         card,
         base_model=card.base_model or base_model_of(ModelConfig.load(args.model).encoder),
-        sharpness=tuple(measures),
+        sharpness=tuple(measures) if args.sharpness else card.sharpness,  # none given: the card's stay
         limitations=tuple(dict.fromkeys((*args.limitation, *card.limitations))),
         datasets=tuple(dict.fromkeys((*card.datasets, *args.dataset))),
         data=tuple({**dict(card.data), **dict((k, v) for k, v in args.data)}.items()),
