@@ -17,7 +17,7 @@ ACTIONS = ("Replace", "Delete", "Insert")
 # Column widths of the edit row: the "Edit" control's three options need about 250 px, which a fifth of the page
 # (a pair model's row was [1, 1, 3]) did not give them: "Insert" read "Ins...".
 PAIR_COLUMNS = (2, 3, 4)  # Text (premise or hypothesis), Edit, the words
-TEXT_COLUMNS = (1, 3)  # Edit, the words
+TEXT_COLUMNS = (2, 3)  # Edit (three choices, whole at 1,024 px), the words
 HISTORY = "edit_history"  # list of {"before": (text, pair), "after": (text, pair), "edit": description}
 
 
@@ -99,7 +99,7 @@ def render_edit_panel(explanation: Explanation, directory: str, selection: Span 
     else:
         st.session_state[key] = (0, 0)
         c3.caption(f"Word: {escape_text(words[0]) if words else '(none)'}")
-    n1, n2, n3, n4 = st.columns([3, 1, 1, 1])
+    n1, n2, n3, n4 = st.columns([2, 1.2, 1.6, 1])  # every button label whole at 1,024 px
     n1.text_input(
         "New words", key="edit_new", disabled=action == "Delete", placeholder="the words to put in",
         label_visibility="collapsed",

@@ -43,7 +43,8 @@ def render_evidence_controls(explanation: Explanation) -> tuple[list[Span], Leve
         )
     else:
         c1.caption("One span carries weight." if most == 1 else "No span carries weight.")
-    overlapping = c2.toggle("Allow overlapping spans", key="overlapping", **bind("overlapping", overlapping))
+    # a short label and no help icon: the toggle's label stays whole in its column at 1,024 px
+    overlapping = c2.toggle("Overlapping spans", key="overlapping", **bind("overlapping", overlapping))
     level = c3.segmented_control(
         "Grid level",
         LEVELS,
