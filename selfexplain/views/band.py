@@ -215,9 +215,8 @@ def span_band_figure(
                 y0=span_width - 0.5, y1=span_width + 0.5, line={"color": INK, "width": 3},
             )  # fmt: skip
     title = f"Self-explaining alpha over spans ({level} level, as a band)"
-    fig = apply_layout(fig, title, height, labelled=True)
+    fig = apply_layout(fig, title, height, labelled=True, left=left, bottom=bottom)  # every row's labels measured
     fig.update_layout(
-        margin={"l": left, "b": bottom},  # every row's labels measured, not only the first row's
         clickmode="event+select",
         dragmode=False,
         hovermode="closest",

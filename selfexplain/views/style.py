@@ -87,6 +87,7 @@ def apply_layout(
     present: bool = False,
     labelled: bool = False,
     left: int | None = None,
+    bottom: int | None = None,
 ) -> go.Figure:
     """Lay ``fig`` out: title at the top left, the shared font, white template, tight margins, ``height``
     pixels tall (else the height ``fig`` has, else :data:`DEFAULT_HEIGHT`), ``legend`` placed as given
@@ -113,7 +114,7 @@ def apply_layout(
             "font": {"size": TITLE_SIZE},
         },
         height=base,
-        margin=MARGIN if left is None else {**MARGIN, "l": left},
+        margin={**MARGIN, **({} if left is None else {"l": left}), **({} if bottom is None else {"b": bottom})},
         font=FONT,
         template=layout_template(),
     )
@@ -136,7 +137,7 @@ def apply_layout(
         # "allow": plotly otherwise measures every label to hide those past the figure (~300 ms a rerun)
         fig.update_xaxes(automargin=False, tickangle=-90, ticklabeloverflow="allow")
         fig.update_yaxes(automargin=False, ticklabeloverflow="allow")
-        fig.update_layout(margin={"l": room, "b": room})
+        fig.update_layout(margin={"l": room if left is None else left, "b": room if bottom is None else bottom})
     return fig
 
 
