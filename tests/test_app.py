@@ -219,7 +219,7 @@ def test_the_explained_text_is_drawn_before_the_grid(models_dir: Path, monkeypat
 
     at = open_model(models_dir, "tiny-sst")
     monkeypatch.setattr(evidence_panel, "highlight_html", recording("text", evidence_panel.highlight_html))
-    monkeypatch.setattr(grid_panel, "span_grid_figure", recording("grid", grid_panel.span_grid_figure))
+    monkeypatch.setattr(grid_panel, "alpha_figure", recording("grid", grid_panel.alpha_figure))
     at.text_area(key="text").input("The visuals are gorgeous, but the story is thin.").run()
     assert not at.exception
     assert drawn == ["text", "grid"]

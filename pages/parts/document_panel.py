@@ -25,7 +25,7 @@ from selfexplain.core.results.document_parts import PART_LEVELS, DocumentParts
 from selfexplain.core.results.explanation import Explanation
 from selfexplain.core.results.words import level_view
 from selfexplain.errors import USER_ERRORS, InvalidInputError
-from selfexplain.views.band import band_caption, band_width, span_band_figure
+from selfexplain.views.band import alpha_figure, band_caption
 from selfexplain.views.document import (
     document_highlight_html,
     mass_in_view,
@@ -43,7 +43,6 @@ from selfexplain.views.figures import (
     grid_view,
     probability_figure,
     side_by_side,
-    span_grid_figure,
 )
 from selfexplain.views.highlight import escape_text
 from selfexplain.views.word_attention import MERGE_RULE
@@ -227,11 +226,9 @@ def render_part(
     else:  # each map the page's width: a label on every unit
         grid_col, attn_col = st.container(), st.container()
     with grid_col:
-        if band_width(explanation, grid_level) is not None:  # past 48 units, spans a few units wide: a band
+        grid, band = alpha_figure(explanation, False, None, grid_level, None, view, first_sentence=sentences_before)
+        if band:  # past 48 units, spans a few units wide
             st.caption(band_caption(count, grid_level))
-            grid = span_band_figure(explanation, False, None, grid_level, None, view, first_sentence=sentences_before)
-        else:
-            grid = span_grid_figure(explanation, False, None, grid_level, None, view, first_sentence=sentences_before)
         st.plotly_chart(grid, key="doc_grid", config=PLOT_CONFIG, theme=None)
         shown = mass_in_view(grid_data(explanation, grid_level, None, view)[0])
         st.caption(

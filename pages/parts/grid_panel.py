@@ -11,8 +11,8 @@ from pages.ui import PLOT_CONFIG
 from pages.ui.loading import cached_explanation
 from selfexplain.core.results.explanation import Explanation
 from selfexplain.core.results.words import Level, group_span_at, level_view
-from selfexplain.views.band import band_caption, band_width, span_band_figure
-from selfexplain.views.figures import MAX_GRID_UNITS, grid_view, span_grid_figure
+from selfexplain.views.band import alpha_figure, band_caption
+from selfexplain.views.figures import MAX_GRID_UNITS, grid_view
 
 
 def shown_explanation() -> Explanation:
@@ -98,12 +98,9 @@ def render_grid(explanation: Explanation, level: Level) -> tuple[Figure, tuple[i
     cell = None
     if selection is not None:
         cell = (int(units[selection.start_token]), int(units[selection.end_token]))
-    band = band_width(explanation, level) is not None  # past 48 units, spans a few units wide: a band
-    if band:
+    grid, band = alpha_figure(explanation, log_colour, int(max_width), level, cell, view)
+    if band:  # past 48 units, spans a few units wide
         st.caption(band_caption(count, level))
-        grid = span_band_figure(explanation, log_colour, int(max_width), level, cell, view)
-    else:
-        grid = span_grid_figure(explanation, log_colour, int(max_width), level, cell, view)
     st.plotly_chart(
         grid,
         on_select=on_grid_select,

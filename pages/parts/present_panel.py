@@ -14,8 +14,8 @@ from pages.parts.view_state import keep
 from pages.ui import PLOT_CONFIG
 from selfexplain.core.results.explanation import Explanation
 from selfexplain.core.results.words import level_view
-from selfexplain.views.band import band_width, span_band_figure
-from selfexplain.views.figures import probability_figure, span_grid_figure
+from selfexplain.views.band import alpha_figure
+from selfexplain.views.figures import probability_figure
 from selfexplain.views.highlight import highlight_html
 from selfexplain.views.present import (
     TITLES,
@@ -80,17 +80,16 @@ def render_presentation(explanation: Explanation) -> None:
     render_contrast(explanation, st.session_state.model_directory)  # a word that argues the other way, if any
 
     level = "word" if explanation.span_unit == "word" else "token"
-    if band_width(explanation, level) is not None:  # a long text: the band needs the page's width for its labels
-        band = span_band_figure(explanation, level=level)
+    grid, band = alpha_figure(explanation, level=level)
+    if band:  # a long text: the band needs the page's width for its labels
         st.plotly_chart(
-            plain(band, TITLES["grid"], "weight", ("first word", "words in the phrase")), config=PLOT_CONFIG,
+            plain(grid, TITLES["grid"], "weight", ("first word", "words in the phrase")), config=PLOT_CONFIG,
             key="grid", theme=None,
         )  # fmt: skip
         st.markdown(grid_sentence(explanation, band=True))
         grid_col, attn_col = st.container(), st.container()
     else:
         grid_col, attn_col = st.columns(2, gap="large")
-        grid = span_grid_figure(explanation, level=level)
         grid_col.plotly_chart(
             plain(grid, TITLES["grid"], "weight", ("last word", "first word")), config=PLOT_CONFIG, key="grid",
             theme=None,

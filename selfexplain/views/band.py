@@ -22,6 +22,7 @@ from selfexplain.views.figures import (
     PLOT_WIDTH,
     grid_data,
     plot_text,
+    span_grid_figure,
 )
 from selfexplain.views.style import ALPHA_SCALE, AXIS_TITLE_ROOM, INK, MARGIN, TICK_FONT, apply_layout, label_room
 
@@ -223,3 +224,21 @@ def span_band_figure(
         hoverdistance=HOVER_DISTANCE,
     )
     return fig
+
+
+def alpha_figure(
+    explanation: Explanation,
+    log_colour: bool = False,
+    max_width: int | None = None,
+    level: Level = "word",
+    selected: tuple[int, int] | None = None,
+    view: tuple[int, int] | None = None,
+    *,
+    first_sentence: int = 0,
+) -> tuple[go.Figure, bool]:
+    """The alpha figure every page draws, and whether it is the band: past :data:`LABELLED_UNITS` units a
+    width-limited model's spans as :func:`span_band_figure`, else the square grid of
+    :func:`~selfexplain.views.figures.span_grid_figure` (the same arguments)."""
+    band = band_width(explanation, level) is not None
+    draw = span_band_figure if band else span_grid_figure
+    return draw(explanation, log_colour, max_width, level, selected, view, first_sentence=first_sentence), band
