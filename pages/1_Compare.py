@@ -121,18 +121,20 @@ def render_side(
         if sentence:
             st.caption(sentence)
         title = f"{letter}: alpha over word spans"
-        figure = axis_grid_figure(comparison.axis, alpha, valid, comparison.zmax, title, view)
+        figure = axis_grid_figure(comparison.axis, alpha, valid, comparison.zmax, title, view, narrow=True)
         st.plotly_chart(figure, config=PLOT_CONFIG, key=f"grid_{letter}", theme=None)
-        pin_widget(explanation, explanation.model_name, explanation.text, explanation.pair, key=f"pin_{letter}")
+        pin_widget(
+            explanation, explanation.model_name, explanation.text, explanation.pair, key=f"pin_{letter}", stacked=True
+        )
     if explanation.attentions is not None:
         layers = explanation.attentions.shape[0]
         shown = min(reads, layers) if reads > 0 else layers  # the last layer the model reads
         matrix = aggregate_attention(explanation.attentions, "mean over heads", shown - 1)
-        title = f"{letter}: raw self-attention (layer {shown}, mean over heads)"
+        title = f"{letter}: raw self-attention, layer {shown}"
         words = explanation_group_attention(explanation, matrix, axis_of_token(side, comparison.axis))
-        figure = word_attention_figure(words, comparison.axis.labels, title, view)
+        figure = word_attention_figure(words, comparison.axis.labels, title, view, narrow=True)
         st.plotly_chart(figure, config=PLOT_CONFIG, key=f"attention_{letter}", theme=None)
-        st.caption(f"{layers_caption(reads, layers)} {MERGE_RULE}")
+        st.caption(f"Layer {shown}, the mean over its heads. {layers_caption(reads, layers)} {MERGE_RULE}")
     else:
         st.info("This encoder returned no attention maps.")
 

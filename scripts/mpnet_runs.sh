@@ -42,6 +42,8 @@ SNLI=(--text-column premise --pair-column hypothesis --label-column label --labe
       --train "$OUT/snli-train.tsv" --dev "$OUT/snli-dev.tsv")
 
 SST2=(--freeze-layers "$FREEZE_SST2" --train "$DATA/sst2/train.txt" --dev "$DATA/sst2/dev.txt" --labels negative,positive)
+# the demo model's baseline: mean pooling, the same sentences, frozen layers and first-stage budget
+run sst2-mpnet-mean "$DATA/sst2/test.txt" --head mean "${SST2[@]}" --epochs 2
 run sst2-mpnet-stage1 "$DATA/sst2/test.txt" "${SPAN[@]}" "${SST2[@]}" --epochs 2
 # stage 2 (the shipped sst2-mpnet): one epoch from stage 1 that trains alpha to decide (complement and removal
 # terms, docs/sharpness.md), stage 1 as its teacher, alpha sharp from the first step (no annealing)

@@ -5,6 +5,7 @@ purpose, from the shipped models, in Debian's Chromium:
 
     python scripts/screenshots.py                      # into assets/screenshots/
     python scripts/screenshots.py --out artifacts/shots --widths 1440
+    python scripts/screenshots.py --pages compare --widths 1024 --out artifacts/shots
 
 Each page is opened on its defaults (the Explain page on a 19-word review, and once in presentation
 mode), waited for until its script has finished and every chart is drawn, and captured whole:
@@ -37,14 +38,17 @@ PAGES: tuple[tuple[str, str], ...] = (
 HEIGHT = 1000  # the viewport's height; each capture is of the whole page
 
 
-def capture(url: str, out: Path, widths: tuple[int, ...]) -> list[Path]:
-    """Open every page of the app at ``url`` at each width and save a whole-page PNG of it under ``out``."""
+def capture(url: str, out: Path, widths: tuple[int, ...], names: set[str] | None = None) -> list[Path]:
+    """Open every page of the app at ``url`` (those in ``names``, when given) at each width and save a
+    whole-page PNG of it under ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     saved: list[Path] = []
     with chromium() as browser:
         for width in widths:
             page = browser.new_page(viewport={"width": width, "height": HEIGHT})
             for name, path in PAGES:
+                if names and name not in names:
+                    continue
                 page.goto(url + path, timeout=COLD_START_MS)
                 page.wait_for_selector("h1", timeout=COLD_START_MS)
                 page.wait_for_selector(DONE, timeout=COLD_START_MS)
@@ -67,10 +71,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=ROOT / "assets" / "screenshots", help="folder for the PNGs")
     parser.add_argument("--widths", default="1440,1024", help="viewport widths in pixels, comma-separated")
+    parser.add_argument("--pages", default="", help="only these pages, comma-separated (e.g. compare,explain)")
     args = parser.parse_args(argv)
     widths = tuple(int(w) for w in args.widths.split(","))
+    names = {n.strip() for n in args.pages.split(",") if n.strip()}
+    unknown = names - {name for name, _ in PAGES}
+    if unknown:
+        parser.error(f"no page named {', '.join(sorted(unknown))}; the pages: {', '.join(n for n, _ in PAGES)}")
     with app_server(script="serve.py", timeout=COLD_START_MS / 1000) as server:
-        for path in capture(server.url, args.out, widths):
+        for path in capture(server.url, args.out, widths, names):
             print(path)
     return 0
 

@@ -51,8 +51,13 @@ def test_two_models_side_by_side(monkeypatch: pytest.MonkeyPatch, models_dir: Pa
     found = charts(at)
     grids = [found["A: alpha over word spans"], found["B: alpha over word spans"]]
     assert grids[0]["data"][0]["zmax"] == grids[1]["data"][0]["zmax"] > 0
-    assert "A: raw self-attention (layer 2, mean over heads)" in found
-    assert "B: raw self-attention (layer 2, mean over heads)" in found
+    assert "A: raw self-attention, layer 2" in found
+    assert "B: raw self-attention, layer 2" in found
+    for title in ("A: alpha over word spans", "B: raw self-attention, layer 2"):  # half a page: bars across the top
+        assert found[title]["data"][0]["colorbar"]["orientation"] == "h"
+    assert any(c.value.startswith("Layer 2, the mean over its heads.") for c in at.caption)
+    pins = [b for b in at.button if b.label == "Pin"]
+    assert len(pins) == 2  # under their note boxes, whole (beside them, a half-page column cut the label to "P")
     assert any(title.startswith("Rank agreement over") for title in found)
     assert any("Rank-biased overlap of the two rankings" in caption.value for caption in at.caption)
     assert param(at, "model_a") == "tiny-a" and param(at, "model_b") == "tiny-b" and param(at, "text") == TEXT
@@ -73,7 +78,7 @@ def test_baseline_column_shows_gradient_and_attention(monkeypatch: pytest.Monkey
     assert not at.exception and not at.error
     found = charts(at)
     assert "B: gradient x input per word" in found and "B: alpha over word spans" not in found
-    assert "B: raw self-attention (layer 2, mean over heads)" in found and "A: alpha over word spans" in found
+    assert "B: raw self-attention, layer 2" in found and "A: alpha over word spans" in found
     assert any("plain baseline (mean head)" in info.value for info in at.info)
     assert any("common words, A ranks" in c.value and "gradient x input in favour" in c.value for c in at.caption)
 
@@ -158,7 +163,7 @@ def test_compare_opens_on_two_self_explaining_models_of_one_task(
     assert at.selectbox(key="model_b_choice").value == "tiny-a"  # the first self-explaining SST-5 model
     found = charts(at)
     assert "A: alpha over word spans" in found and "B: alpha over word spans" in found
-    grid, attention = found["B: alpha over word spans"], found["B: raw self-attention (layer 2, mean over heads)"]
+    grid, attention = found["B: alpha over word spans"], found["B: raw self-attention, layer 2"]
     assert attention["layout"]["xaxis"]["ticktext"] == grid["layout"]["xaxis"]["ticktext"]  # words, no [CLS]
     assert sum("the layers this model reads" in c.value for c in at.caption) == 2
 

@@ -24,14 +24,17 @@ def gallery_store():
     return _gallery_store(database_url())
 
 
-def pin_widget(explanation: Explanation, model_name: str, text: str, pair: str | None, key: str = "pin") -> None:
+def pin_widget(
+    explanation: Explanation, model_name: str, text: str, pair: str | None, key: str = "pin", stacked: bool = False
+) -> None:
     """A note box and a Pin button saving ``explanation`` (of ``text``/``pair`` by ``model_name``) to the
-    gallery; once pinned, the pin's id and its permalink. ``key`` tells apart several boxes on one page."""
+    gallery; once pinned, the pin's id and its permalink. ``key`` tells apart several boxes on one page.
+    ``stacked``: the button under the box, not beside it (in half a page the side column cut it to "P")."""
     from selfexplain.gallery.records import MAX_NOTE_CHARS
     from selfexplain.gallery.view import permalink
 
     identity = [model_name, text, pair]
-    note_col, button_col = st.columns([5, 1], vertical_alignment="bottom")
+    note_col, button_col = (st, st) if stacked else st.columns([5, 1], vertical_alignment="bottom")
     note = note_col.text_input("Note for the gallery (optional)", key=f"{key}_note", max_chars=MAX_NOTE_CHARS)
     if button_col.button("Pin", key=f"{key}_button", help="save this explanation to the Gallery page"):
         try:

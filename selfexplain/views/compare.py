@@ -26,10 +26,12 @@ def axis_grid_figure(
     zmax: float,
     title: str,
     view: tuple[int, int] | None = None,
+    narrow: bool = False,
 ) -> go.Figure:
     """Heatmap of ``alpha`` ``[C, C]`` over the common words ``view = [lo, hi)`` (default: the first
     :data:`MAX_GRID_UNITS`); cells where ``valid`` is False are blank; the colour runs from 0 to
-    ``zmax`` (pass the same ``zmax`` to both models' grids to compare colours)."""
+    ``zmax`` (pass the same ``zmax`` to both models' grids to compare colours). ``narrow``: the colour
+    bar lies across the top, for a figure in half a page."""
     lo, hi = view if view is not None else (0, min(len(axis), MAX_GRID_UNITS))
     shown = valid[lo:hi, lo:hi]
     z = np.where(shown, alpha[lo:hi, lo:hi], np.nan)
@@ -56,7 +58,7 @@ def axis_grid_figure(
     ticks = {"tickmode": "array", "tickvals": positions, "ticktext": [plot_text(w) for w in axis.labels[lo:hi]]}
     fig.update_xaxes(title="end word", tickfont=TICK_FONT, **ticks)
     fig.update_yaxes(title="start word", autorange="reversed", tickfont=TICK_FONT, **ticks)
-    return apply_layout(fig, title, max(380, min(760, 120 + 16 * size)))
+    return apply_layout(fig, title, max(380, min(760, 120 + 16 * size)), colorbar_above=narrow)
 
 
 def gradient_figure(axis: WordAxis, scores: np.ndarray, title: str) -> go.Figure:

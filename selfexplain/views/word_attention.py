@@ -29,6 +29,7 @@ from selfexplain.views.style import (
     INK,
     TICK_FONT,
     TITLE_SIZE,
+    apply_layout,
 )
 
 MERGE_RULE = (
@@ -83,15 +84,21 @@ def explanation_group_attention(
 
 
 def word_attention_figure(
-    matrix: np.ndarray, labels: Sequence[str], title: str, view: tuple[int, int] | None = None
+    matrix: np.ndarray,
+    labels: Sequence[str],
+    title: str,
+    view: tuple[int, int] | None = None,
+    narrow: bool = False,
 ) -> go.Figure:
     """``[G, G]`` word attention as a heatmap on the alpha grid's axis (the same labels, order and
-    viewport ``view = (lo, hi)``; ticks numbered as the grid's)."""
+    viewport ``view = (lo, hi)``; ticks numbered as the grid's). ``narrow``: the colour bar lies across
+    the top and the axis titles are short (key word, query word), for a figure in half a page."""
     lo, hi = view if view is not None else (0, len(labels))
     fig = attention_figure(matrix[lo:hi, lo:hi], list(labels[lo:hi]), title, lo)
-    fig.update_xaxes(title="attended to (key word)")
-    fig.update_yaxes(title="attending (query word)")
-    return fig
+    # in half a page the longer axis titles ran past the figure's edge
+    fig.update_xaxes(title="key word" if narrow else "attended to (key word)")
+    fig.update_yaxes(title="query word" if narrow else "attending (query word)")
+    return apply_layout(fig, labelled=True, colorbar_above=True) if narrow else fig
 
 
 def _top_links(matrix: np.ndarray, top: int, floor: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

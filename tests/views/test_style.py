@@ -112,3 +112,14 @@ def test_a_labelled_grid_gets_fixed_margins_for_its_longest_label_and_keeps_them
     assert label_room(["unforgettable"], 11) > label_room(["a"], 11)
     big = apply_layout(grid, present=True)
     assert big.layout.margin.l == label_room(labels, 15) > grid.layout.margin.l
+
+
+def test_a_colour_bar_above_lies_across_the_top_with_room_for_it_under_the_title() -> None:
+    fig = apply_layout(go.Figure(go.Heatmap(z=[[0.0, 1.0]], colorbar={"title": "alpha"})), "Grid", 400)
+    top = fig.layout.margin.t
+    apply_layout(fig, colorbar_above=True)
+    bar = fig.data[0].colorbar
+    assert (bar.orientation, bar.y, bar.yanchor, bar.len) == ("h", 1.0, "bottom", 1.0)
+    assert bar.ticklabelposition == "outside top" and bar.tickangle == 0  # numbers above the bar, level
+    assert (bar.title.text, bar.title.side) == ("alpha", "top")
+    assert fig.layout.margin.t == top + style.COLORBAR_ROOM

@@ -156,3 +156,14 @@ def test_head_view_is_cut_to_its_word_limit_and_follows_the_viewport() -> None:
 
 def test_the_merge_rule_is_stated() -> None:
     assert "sum over" in MERGE_RULE and "mean over" in MERGE_RULE
+
+
+def test_a_narrow_word_attention_figure_lays_its_bar_across_the_top_with_short_axis_titles() -> None:
+    matrix = np.random.default_rng(0).random((4, 4))
+    wide = word_attention_figure(matrix, ["a", "b", "c", "d"], "attention")
+    narrow = word_attention_figure(matrix, ["a", "b", "c", "d"], "attention", narrow=True)
+    assert wide.data[0].colorbar.orientation is None and wide.layout.xaxis.title.text == "attended to (key word)"
+    assert narrow.data[0].colorbar.orientation == "h"
+    assert (narrow.layout.xaxis.title.text, narrow.layout.yaxis.title.text) == ("key word", "query word")
+    assert narrow.layout.margin.t > wide.layout.margin.t and narrow.layout.margin.l == wide.layout.margin.l
+    np.testing.assert_array_equal(narrow.data[0].z, wide.data[0].z)
