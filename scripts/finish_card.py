@@ -2,6 +2,13 @@
 
     python scripts/finish_card.py MODEL_DIR --baseline BASELINE_DIR --sharpness RUN_DIR "MEASURED_ON" \
         [--sharpness RUN_DIR "MEASURED_ON" ...] [--limitation TEXT ...] [--seeds TEXT]
+    python scripts/finish_card.py MODEL_DIR --name NAME --own-model --dev-accuracy EVAL_JSON
+
+``--name`` ships the folder under another name (its config and card). ``--own-model`` ships a student of
+``selfexplain distill`` as a classifier of its own, not as a surrogate: the app then shows its decisions with
+no teacher beside them; the card keeps the agreement with its teacher as a section of its own. Its dev
+accuracy on gold labels, which ``distill`` does not measure, comes from ``selfexplain eval``'s output
+(``--dev-accuracy``).
 
 ``BASELINE_DIR`` is a model folder whose ``selfexplain.json`` holds ``test_accuracy`` (``eval --record``);
 each ``RUN_DIR`` holds a ``sharpness.csv`` of ``selfexplain sharpness``, summarised with the registry's
@@ -39,6 +46,23 @@ def sharpness_measures(run: Path, measured_on: str) -> list[Measure]:
     return out
 
 
+def rename(folder: Path, name: str | None, own: bool, dev: Path | None) -> None:
+    """The config and card under ``name``; ``own``: no surrogate metrics or teacher link (its agreement with
+    the teacher stays in the card's fidelity rows); ``dev``: an eval JSON whose accuracy is the dev accuracy."""
+    config, card = ModelConfig.load(folder), read_model_card(folder)
+    if name:
+        config.name = name
+        card = replace(card, name=name)
+    if own:
+        config.metrics = {k: v for k, v in config.metrics.items() if not k.startswith("surrogate_")}
+        card = replace(card, surrogate_of="", recipe=tuple((k, v) for k, v in card.recipe if k != "teacher_folder"))
+    if dev is not None:
+        config.metrics["dev_accuracy"] = float(json.loads(dev.read_text(encoding="utf-8"))["accuracy"])
+        card = replace(card, dev_accuracy=config.metrics["dev_accuracy"])
+    config.save(folder)
+    write_model_card(folder, card)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("model", type=Path)
@@ -55,7 +79,12 @@ def main() -> None:
     parser.add_argument("--dataset", action="append", default=[], help="Hub id of the data set (model card metadata)")
     parser.add_argument("--data", nargs=2, action="append", default=[], metavar=("PART", "DESCRIPTION"),
                         help="a row of 'What it was trained on' (what a bare file name does not say)")  # fmt: skip
+    parser.add_argument("--name", default=None, help="the name the model ships under (config and card)")
+    parser.add_argument("--own-model", action="store_true", help="a distilled student as a model of its own")
+    parser.add_argument("--dev-accuracy", type=Path, default=None, metavar="EVAL_JSON",
+                        help="selfexplain eval's output on dev: the dev accuracy of config and card")  # fmt: skip
     args = parser.parse_args()
+    rename(args.model, args.name, args.own_model, args.dev_accuracy)
     card = read_model_card(args.model)
     measures = [m for run, on in args.sharpness for m in sharpness_measures(Path(run), on)]
     if args.baseline is not None:

@@ -27,3 +27,29 @@ def test_a_limitation_alone_keeps_the_sharpness_table(tiny_model_dir: Path, tmp_
     assert card.sharpness == (measure,)  # it wiped the table before
     assert card.limitations[0] == "Long reviews: 78.3%."
     assert "0 sharpness figures" in run.stdout
+
+
+def test_a_distilled_student_ships_under_a_name_as_a_model_of_its_own(tiny_model_dir: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "student"
+    shutil.copytree(tiny_model_dir, folder)
+    config = ModelConfig.load(folder)
+    config.metrics = {"surrogate_agreement": 0.904, "surrogate_tvd": 0.07, "test_accuracy": 0.506}
+    config.save(folder)
+    agreement = Measure("agreement with the teacher", "90.4%", "higher is better", "2,210 test inputs")
+    card = card_from_config(config)
+    recipe = (*card.recipe, ("teacher_folder", "runs/teacher"))
+    write_model_card(folder, replace(card, surrogate_of="teacher", fidelity=(agreement,), recipe=recipe))
+    (tmp_path / "dev.json").write_text('{"model": "x", "examples": 1101, "accuracy": 0.5}', encoding="utf-8")
+    subprocess.run(
+        [sys.executable, str(SCRIPT), str(folder), "--name", "sst5-new", "--own-model",
+         "--dev-accuracy", str(tmp_path / "dev.json")],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    config, card = ModelConfig.load(folder), read_model_card(folder)
+    assert config.name == card.name == "sst5-new"
+    assert config.metrics == {"test_accuracy": 0.506, "dev_accuracy": 0.5} and card.dev_accuracy == 0.5
+    assert card.surrogate_of == "" and "teacher_folder" not in dict(card.recipe)  # the app shows no teacher
+    assert card.fidelity == (agreement,)  # its agreement stays on the card, in a section of its own
+    text = (folder / "README.md").read_text(encoding="utf-8")
+    assert "## Agreement with the model it was distilled from" in text and "90.4%" in text
+    assert "surrogate of" not in text

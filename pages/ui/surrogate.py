@@ -57,9 +57,17 @@ def fidelity_table(card: ModelCard) -> pd.DataFrame:
 
 
 def render_fidelity_section(config: ModelConfig, card: ModelCard | None) -> None:
-    """Model card page: whose surrogate this is, how closely it follows it, and what its alpha can say."""
+    """Model card page: whose surrogate this is, how closely it follows it, and what its alpha can say; for a
+    distilled student shipped as a model of its own (``finish_card.py --own-model``), its agreement alone."""
     line = surrogate_line(config, card)
     if line is None:
+        if card is not None and card.fidelity:  # a distilled student shipped as a model of its own
+            st.subheader("Agreement with the model it was distilled from")
+            st.markdown(
+                "It was trained on that model's predicted probabilities, not gold labels, and is shipped as a "
+                "classifier of its own: its alpha explains **its own** decisions. How often they agree:"
+            )
+            st.table(fidelity_table(card))
         return
     st.subheader("Fidelity to the model it imitates")
     st.markdown(line)

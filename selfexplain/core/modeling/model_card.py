@@ -120,6 +120,7 @@ def _front_matter(card: ModelCard) -> dict[str, Any]:
     }
     if card.surrogate_of:
         meta["selfexplain"]["surrogate_of"] = card.surrogate_of
+    if card.surrogate_of or card.fidelity:  # a distilled student shipped as a model of its own keeps its agreement
         meta["selfexplain"]["fidelity"] = [m.to_dict() for m in card.fidelity]
     return meta
 
@@ -355,6 +356,13 @@ def _measures(card_measures: tuple, missing: str) -> str:
 def _surrogate(card: ModelCard) -> list[str]:
     """The section of a surrogate's card (``selfexplain distill``): whose decisions it imitates, how often
     it agrees, measured on inputs it never trained on, and what its explanation can stand for."""
+    if not card.surrogate_of and card.fidelity:  # a distilled student shipped as a model of its own
+        text = (
+            "This model was trained by distillation (`selfexplain distill`): on its teacher's predicted "
+            "probabilities, not on gold labels. It is shipped as a classifier of its own: its alpha explains its "
+            "own decisions, which agree with its teacher's as often as measured here."
+        )
+        return ["## Agreement with the model it was distilled from", text, _measures(card.fidelity, "Not measured.")]
     if not card.surrogate_of:
         return []
     text = (
