@@ -102,7 +102,7 @@ def apply_layout(
     margin in pixels (for labels that :func:`label_room` measured), else the shared margin.
     ``colorbar_above=True``: every heatmap's colour bar lies across the top of the plot (:data:`COLORBAR_ABOVE`)
     instead of upright at its right, where in half a page (two figures side by side on a 1,024 px screen)
-    the bar and its numbers took a third of the width from the heatmap.
+    the bar and its numbers took a third of the width from the heatmap; the figure is taller by the bar's room.
     """
     if present:
         fig = go.Figure(fig)
@@ -129,7 +129,8 @@ def apply_layout(
         fig.update_layout(margin={"t": MARGIN["t"] + LEGEND_ROOM})
     if colorbar_above:
         fig.update_traces(colorbar=COLORBAR_ABOVE, selector={"type": "heatmap"})
-        fig.update_layout(margin={"t": fig.layout.margin.t + COLORBAR_ROOM})
+        # the figure grows by the bar's room, so the plot keeps the height its rows were given
+        fig.update_layout(margin={"t": fig.layout.margin.t + COLORBAR_ROOM}, height=fig.layout.height + COLORBAR_ROOM)
     if any(_above_the_plot(note) for note in fig.layout.annotations or ()):  # panel titles ran into the title
         fig.update_layout(margin={"t": fig.layout.margin.t + PANEL_TITLE_ROOM})
     if present:

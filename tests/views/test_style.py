@@ -122,4 +122,4 @@ def test_a_colour_bar_above_lies_across_the_top_with_room_for_it_under_the_title
     assert (bar.orientation, bar.y, bar.yanchor, bar.len) == ("h", 1.0, "bottom", 1.0)
     assert bar.ticklabelposition == "outside top" and bar.tickangle == 0  # numbers above the bar, level
     assert (bar.title.text, bar.title.side) == ("alpha", "top")
-    assert fig.layout.margin.t == top + style.COLORBAR_ROOM
+    assert fig.layout.margin.t == top + style.COLORBAR_ROOM and fig.layout.height == 400 + style.COLORBAR_ROOM
