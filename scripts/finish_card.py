@@ -26,6 +26,7 @@ import pandas as pd
 
 from selfexplain.core.modeling.config import ModelConfig
 from selfexplain.core.modeling.model_card import Measure, base_model_of, read_model_card, write_model_card
+from selfexplain.lab.distill.record import SURROGATE_LIMITATIONS
 from selfexplain.lab.sharpness.registry import MEASURES
 
 SHOWN = ("accuracy", "top_span_words", "nonzero_spans", "both_sides_share", "deletion_beats_random",
@@ -47,15 +48,21 @@ def sharpness_measures(run: Path, measured_on: str) -> list[Measure]:
 
 
 def rename(folder: Path, name: str | None, own: bool, dev: Path | None) -> None:
-    """The config and card under ``name``; ``own``: no surrogate metrics or teacher link (its agreement with
-    the teacher stays in the card's fidelity rows); ``dev``: an eval JSON whose accuracy is the dev accuracy."""
+    """The config and card under ``name``; ``own``: no surrogate metrics, teacher link or surrogate limitations
+    (its agreement with the teacher stays in the card's fidelity rows); ``dev``: an eval JSON whose accuracy
+    is the dev accuracy."""
     config, card = ModelConfig.load(folder), read_model_card(folder)
     if name:
         config.name = name
         card = replace(card, name=name)
     if own:
         config.metrics = {k: v for k, v in config.metrics.items() if not k.startswith("surrogate_")}
-        card = replace(card, surrogate_of="", recipe=tuple((k, v) for k, v in card.recipe if k != "teacher_folder"))
+        card = replace(
+            card,
+            surrogate_of="",
+            recipe=tuple((k, v) for k, v in card.recipe if k != "teacher_folder"),
+            limitations=tuple(line for line in card.limitations if line not in SURROGATE_LIMITATIONS),
+        )
     if dev is not None:
         config.metrics["dev_accuracy"] = float(json.loads(dev.read_text(encoding="utf-8"))["accuracy"])
         card = replace(card, dev_accuracy=config.metrics["dev_accuracy"])

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from selfexplain.core.modeling.config import ModelConfig
 from selfexplain.core.modeling.model_card import Measure, card_from_config, read_model_card, write_model_card
+from selfexplain.lab.distill.record import SURROGATE_LIMITATIONS
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "finish_card.py"
 
@@ -38,7 +39,9 @@ def test_a_distilled_student_ships_under_a_name_as_a_model_of_its_own(tiny_model
     agreement = Measure("agreement with the teacher", "90.4%", "higher is better", "2,210 test inputs")
     card = card_from_config(config)
     recipe = (*card.recipe, ("teacher_folder", "runs/teacher"))
-    write_model_card(folder, replace(card, surrogate_of="teacher", fidelity=(agreement,), recipe=recipe))
+    limitations = (*SURROGATE_LIMITATIONS, "Deletion beats random on 77%.")
+    card = replace(card, surrogate_of="teacher", fidelity=(agreement,), recipe=recipe, limitations=limitations)
+    write_model_card(folder, card)
     (tmp_path / "dev.json").write_text('{"model": "x", "examples": 1101, "accuracy": 0.5}', encoding="utf-8")
     subprocess.run(
         [sys.executable, str(SCRIPT), str(folder), "--name", "sst5-new", "--own-model",
@@ -50,6 +53,7 @@ def test_a_distilled_student_ships_under_a_name_as_a_model_of_its_own(tiny_model
     assert config.metrics == {"test_accuracy": 0.506, "dev_accuracy": 0.5} and card.dev_accuracy == 0.5
     assert card.surrogate_of == "" and "teacher_folder" not in dict(card.recipe)  # the app shows no teacher
     assert card.fidelity == (agreement,)  # its agreement stays on the card, in a section of its own
+    assert card.limitations == ("Deletion beats random on 77%.",)
     text = (folder / "README.md").read_text(encoding="utf-8")
     assert "## Agreement with the model it was distilled from" in text and "90.4%" in text
     assert "surrogate of" not in text
