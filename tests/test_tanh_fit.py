@@ -23,6 +23,10 @@ def kernel_coefficients(name: str) -> np.ndarray:
 @pytest.mark.slow
 def test_the_kernels_hold_the_fit_and_its_error() -> None:
     p, q = tanh_fit.fit(4, 30)
-    assert kernel_coefficients("p") == pytest.approx(p, rel=1e-6)
-    assert kernel_coefficients("q") == pytest.approx(q, rel=1e-6)
+    # the least-squares fit is ill-conditioned: another BLAS build moves a coefficient in its 6th digit (seen
+    # at 1.03e-6 on a second machine), which the float32 kernel cannot tell apart
+    kernel_p, kernel_q = kernel_coefficients("p"), kernel_coefficients("q")
+    assert kernel_p == pytest.approx(p, rel=1e-5)
+    assert kernel_q == pytest.approx(q, rel=1e-5)
     assert tanh_fit.max_error_float32(p, q) < 4e-7
+    assert tanh_fit.max_error_float32(kernel_p, kernel_q) < 4e-7  # the coefficients the kernel holds
