@@ -98,8 +98,8 @@ def main() -> None:
         baseline = json.loads((args.baseline / "selfexplain.json").read_text(encoding="utf-8"))
         card = replace(
             card,
-            baseline=f"{baseline['name']}: linear head on mean pooling, same encoder, data, budget and seed "
-            "(also this model's distillation teacher; see docs/accuracy.md)",
+            baseline=f"{baseline['name']}: linear head on mean pooling, same encoder, data and seed "
+            "(its budget and its part in training: docs/accuracy.md)",
             baseline_accuracy=float(baseline["metrics"]["test_accuracy"]),
         )
     card = replace(
