@@ -235,9 +235,16 @@ def _pair_labels(tokens: Sequence[str]) -> np.ndarray:
     return names[:, None] + " → " + names[None, :]
 
 
-def attention_figure(matrix: np.ndarray, tokens: list[str] | tuple[str, ...], title: str, start: int = 0) -> go.Figure:
+def attention_figure(
+    matrix: np.ndarray,
+    tokens: list[str] | tuple[str, ...],
+    title: str,
+    start: int = 0,
+    axis_titles: tuple[str, str] = ("attended to (key)", "attending (query)"),
+    colorbar_above: bool = False,
+) -> go.Figure:
     """``[N, N]`` attention heatmap: row ``i`` (query) attends to column ``j`` (key); the axis is numbered
-    from ``start`` (a grid's viewport)."""
+    from ``start`` (a grid's viewport); ``axis_titles``: (x, y); ``colorbar_above``: as :func:`apply_layout`'s."""
     axis = list(range(start, start + len(tokens)))
     top = float(np.max(matrix)) if np.size(matrix) else 0.0
     fig = go.Figure(
@@ -253,8 +260,8 @@ def attention_figure(matrix: np.ndarray, tokens: list[str] | tuple[str, ...], ti
             hovertemplate="%{text}<br>%{z:.4f}<extra></extra>",
         )  # no cell gaps: a full square map reads without them, and draws faster
     )
-    side = _token_axes(fig, axis, tokens, "attended to (key)", "attending (query)")
-    return apply_layout(fig, title, side, labelled=True)
+    side = _token_axes(fig, axis, tokens, *axis_titles)
+    return apply_layout(fig, title, side, labelled=True, colorbar_above=colorbar_above)
 
 
 def span_table(explanation: Explanation, k: int | None = 20) -> pd.DataFrame:

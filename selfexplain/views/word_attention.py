@@ -29,7 +29,6 @@ from selfexplain.views.style import (
     INK,
     TICK_FONT,
     TITLE_SIZE,
-    apply_layout,
 )
 
 MERGE_RULE = (
@@ -94,11 +93,9 @@ def word_attention_figure(
     viewport ``view = (lo, hi)``; ticks numbered as the grid's). ``narrow``: the colour bar lies across
     the top and the axis titles are short (key word, query word), for a figure in half a page."""
     lo, hi = view if view is not None else (0, len(labels))
-    fig = attention_figure(matrix[lo:hi, lo:hi], list(labels[lo:hi]), title, lo)
     # in half a page the longer axis titles ran past the figure's edge
-    fig.update_xaxes(title="key word" if narrow else "attended to (key word)")
-    fig.update_yaxes(title="query word" if narrow else "attending (query word)")
-    return apply_layout(fig, labelled=True, colorbar_above=True) if narrow else fig
+    titles = ("key word", "query word") if narrow else ("attended to (key word)", "attending (query word)")
+    return attention_figure(matrix[lo:hi, lo:hi], list(labels[lo:hi]), title, lo, titles, colorbar_above=narrow)
 
 
 def _top_links(matrix: np.ndarray, top: int, floor: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
