@@ -47,6 +47,14 @@ def sharpness_measures(run: Path, measured_on: str) -> list[Measure]:
     return out
 
 
+def _relative(value: object) -> object:
+    """A path inside this checkout as the checkout-relative path a reader can use (other values as they are)."""
+    root = Path(__file__).resolve().parents[1]
+    if isinstance(value, str) and Path(value).is_absolute() and Path(value).is_relative_to(root):
+        return str(Path(value).relative_to(root))
+    return value
+
+
 def rename(folder: Path, name: str | None, own: bool, dev: Path | None) -> None:
     """The config and card under ``name``; ``own``: no surrogate metrics, teacher link or surrogate limitations
     (its agreement with the teacher stays in the card's fidelity rows); ``dev``: an eval JSON whose accuracy
@@ -60,7 +68,7 @@ def rename(folder: Path, name: str | None, own: bool, dev: Path | None) -> None:
         card = replace(
             card,
             surrogate_of="",
-            recipe=tuple((k, v) for k, v in card.recipe if k != "teacher_folder"),
+            recipe=tuple((k, _relative(v)) for k, v in card.recipe if k != "teacher_folder"),
             limitations=tuple(line for line in card.limitations if line not in SURROGATE_LIMITATIONS),
         )
     if dev is not None:
@@ -96,9 +104,14 @@ def main() -> None:
     measures = [m for run, on in args.sharpness for m in sharpness_measures(Path(run), on)]
     if args.baseline is not None:
         baseline = json.loads((args.baseline / "selfexplain.json").read_text(encoding="utf-8"))
+        same = (
+            "the teacher this model was distilled from, same encoder"
+            if args.own_model
+            else "same encoder, data and seed"
+        )
         card = replace(
             card,
-            baseline=f"{baseline['name']}: linear head on mean pooling, same encoder, data and seed "
+            baseline=f"{baseline['name']}: linear head on mean pooling, {same} "
             "(its budget and its part in training: docs/accuracy.md)",
             baseline_accuracy=float(baseline["metrics"]["test_accuracy"]),
         )

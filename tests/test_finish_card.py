@@ -38,20 +38,29 @@ def test_a_distilled_student_ships_under_a_name_as_a_model_of_its_own(tiny_model
     config.save(folder)
     agreement = Measure("agreement with the teacher", "90.4%", "higher is better", "2,210 test inputs")
     card = card_from_config(config)
-    recipe = (*card.recipe, ("teacher_folder", "runs/teacher"))
+    inside = str(SCRIPT.parents[1] / "assets" / "models" / "teacher")  # an absolute path in this checkout
+    recipe = (*card.recipe, ("teacher_folder", "runs/teacher"), ("init_from", inside))
     limitations = (*SURROGATE_LIMITATIONS, "Deletion beats random on 77%.")
     card = replace(card, surrogate_of="teacher", fidelity=(agreement,), recipe=recipe, limitations=limitations)
     write_model_card(folder, card)
     (tmp_path / "dev.json").write_text('{"model": "x", "examples": 1101, "accuracy": 0.5}', encoding="utf-8")
+    baseline = tmp_path / "baseline"
+    shutil.copytree(tiny_model_dir, baseline)
+    teacher = ModelConfig.load(baseline)
+    teacher.name, teacher.metrics = "teacher", {"test_accuracy": 0.51}
+    teacher.save(baseline)
     subprocess.run(
         [sys.executable, str(SCRIPT), str(folder), "--name", "sst5-new", "--own-model",
-         "--dev-accuracy", str(tmp_path / "dev.json")],
+         "--dev-accuracy", str(tmp_path / "dev.json"), "--baseline", str(baseline)],
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     config, card = ModelConfig.load(folder), read_model_card(folder)
     assert config.name == card.name == "sst5-new"
     assert config.metrics == {"test_accuracy": 0.506, "dev_accuracy": 0.5} and card.dev_accuracy == 0.5
     assert card.surrogate_of == "" and "teacher_folder" not in dict(card.recipe)  # the app shows no teacher
+    assert dict(card.recipe)["init_from"] == "assets/models/teacher"  # readable on any checkout
+    assert card.baseline.startswith("teacher: linear head on mean pooling, the teacher this model was distilled from")
+    assert card.baseline_accuracy == 0.51
     assert card.fidelity == (agreement,)  # its agreement stays on the card, in a section of its own
     assert card.limitations == ("Deletion beats random on 77%.",)
     text = (folder / "README.md").read_text(encoding="utf-8")
