@@ -2,7 +2,8 @@
 # The shipped sst5-minilm: a span-layer student distilled from sst5-minilm-mean with erasure targets
 # (docs/accuracy.md, "The distilled student replaces sst5-minilm"), then every figure of its card.
 # About 2 hours on 2 idle cores (keep the CPU free: a second job beside it makes each step 5-8x slower).
-# Resumable: rerun after a stop and distill continues from its last finished epoch; finished steps are skipped.
+# Resumable: rerun after a stop and distill continues from its last finished epoch (the text files are built
+# once); the measurements after it run again each time (about 10 minutes).
 #   bash scripts/distill_sst5_minilm.sh            # train and measure into runs/student
 #   SHIP=1 bash scripts/distill_sst5_minilm.sh     # and copy it into assets/models/sst5-minilm
 set -euo pipefail
@@ -13,7 +14,6 @@ SEED=${SEED:-42}
 RUN="$OUT/distill-s$SEED"
 M="$RUN/best"
 mkdir -p "$OUT"
-SST5_LABELS='very negative,negative,neutral,positive,very positive'
 
 # the unlabelled texts: SST-5 train sentences and phrases of >= 10 words, and 25,000 review sentences
 if [ ! -s "$OUT/texts.txt" ]; then
