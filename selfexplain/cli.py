@@ -21,9 +21,11 @@ from selfexplain.cli_support import (
     add_data_columns,
     add_fused_option,
     add_max_chars_option,
+    add_run_options,
     add_selectivity_terms,
     check_selectivity_terms,
     read_model_examples,
+    run_options,
 )
 from selfexplain.core.modeling.normalisers import DEFAULT_NORMALISER, normaliser_names
 from selfexplain.errors import USER_ERRORS
@@ -117,25 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     train.add_argument("--min-phrase-words", type=int, default=1, help="shortest phrase kept by --phrases")
     train.add_argument("--seed", type=int, default=42)
-    train.add_argument(
-        "--freeze-layers", type=int, default=0, metavar="N",
-        help="keep the embeddings and encoder layers 1..N as pretrained (faster, and a smaller --compact delta)",
-    )  # fmt: skip
-    train.add_argument(
-        "--encoder-precision", choices=["float32", "bfloat16"], default="float32",
-        help="bfloat16: the encoder runs under bf16 autocast while training (about 1.7x faster on CPUs with bf16)",
-    )  # fmt: skip
-    train.add_argument(
-        "--checkpoint-steps", type=int, default=0, metavar="N",
-        help="also checkpoint every N steps within an epoch (an interrupted run resumes from there; 0 = epoch ends)",
-    )  # fmt: skip
-    train.add_argument(
-        "--stop-after-steps", type=int, default=0, metavar="N",
-        help="checkpoint and stop after N steps; the same command continues (0 = run to the end)",
-    )  # fmt: skip
-    train.add_argument(
-        "--device", choices=["auto", "cpu", "cuda"], default="auto", help="auto: a GPU when there is one"
-    )
+    add_run_options(train)
     train.add_argument("--compact", action="store_true", help="save best/ as a delta against the encoder (small)")
     train.add_argument("--no-progress", action="store_true")
     add_data_columns(train)
@@ -253,11 +237,7 @@ def run_train(args: argparse.Namespace) -> int:
         max_length=args.max_length,
         long_inputs=args.long_inputs,
         compact=args.compact,
-        freeze_layers=args.freeze_layers,
-        encoder_precision=args.encoder_precision,
-        checkpoint_steps=args.checkpoint_steps,
-        stop_after_steps=args.stop_after_steps,
-        device=args.device,
+        **run_options(args),
         progress=not args.no_progress,
         fused=not args.no_fused,
         temperature_start=args.anneal_temperature,

@@ -25,6 +25,7 @@ from transformers import (
 from selfexplain.cli import main
 from selfexplain.core.modeling.config import ModelConfig
 from selfexplain.core.modeling.model_card import read_model_card
+from selfexplain.core.pipeline import load_model
 from selfexplain.lab.distill.fidelity import agreement_by_margin, describe_bands, measure_fidelity, split_indices
 
 LABELS = {0: "bad", 1: "so-so", 2: "good"}
@@ -287,6 +288,36 @@ def test_distill_a_selfexplain_baseline_starts_from_its_encoder_and_output_layer
     config = ModelConfig.load(out / "best")
     assert config.label_names == SST5_LABELS and config.name == "tiny-surrogate" and config.normaliser == "sparsemax"
     assert read_model_card(out / "best").surrogate_of == "tiny-sst"
+
+
+def test_the_student_records_its_teacher_as_named_and_takes_the_run_options(
+    tiny_encoder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A relative teacher path stays relative in what the run records (not this machine's absolute folder),
+    and the run options of ``train`` (frozen layers, bf16, mid-epoch checkpoints) reach the loop."""
+    from helpers import make_explainer
+
+    from selfexplain.core.modeling.checkpoint import save_model
+
+    baseline = make_explainer(tiny_encoder, seed=6, head="mean")
+    save_model(baseline.model, baseline.tokenizer, tmp_path / "baseline")
+    monkeypatch.chdir(tmp_path)
+    extra = ("--freeze-layers", "1", "--encoder-precision", "bfloat16", "--checkpoint-steps", "2")
+    assert _distill(Path("baseline"), _texts(Path("texts.txt")), Path("student"), *extra) == 0
+    options = json.loads(Path("student/metrics.json").read_text())["options"]
+    assert options["init_from"] == "baseline" and options["teacher"] == "baseline"
+    assert options["freeze_layers"] == 1 and options["encoder_precision"] == "bfloat16"
+    assert options["checkpoint_steps"] == 2
+    start = baseline.model.encoder.state_dict()
+    student = load_model("student/best", fused=False).model.encoder.state_dict()
+    frozen = [k for k in start if k.startswith("embeddings.") or ".layer.0." in k]
+    assert frozen and all(torch.equal(student[k], start[k]) for k in frozen)  # kept as the teacher had them
+    assert not all(torch.equal(student[k], start[k]) for k in start if ".layer.1." in k)
+
+
+def test_negative_run_options_are_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _distill(tmp_path / "t", _texts(tmp_path / "texts.txt"), tmp_path / "o", "--freeze-layers", "-1") == 2
+    assert "--freeze-layers" in capsys.readouterr().err
 
 
 @pytest.mark.slow

@@ -11,7 +11,14 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from selfexplain.cli_support import add_data_columns, add_fused_option, add_selectivity_terms, check_selectivity_terms
+from selfexplain.cli_support import (
+    add_data_columns,
+    add_fused_option,
+    add_run_options,
+    add_selectivity_terms,
+    check_selectivity_terms,
+    run_options,
+)
 from selfexplain.core.formats.text import TXT_HELP
 from selfexplain.core.modeling.normalisers import DEFAULT_NORMALISER, normaliser_names
 
@@ -110,6 +117,7 @@ def add_command(commands: Any) -> None:
     distill.add_argument("--max-length", type=int, default=128)
     distill.add_argument("--seed", type=int, default=42, help="seeds the split and the training")
     distill.add_argument("--compact", action="store_true", help="save best/ as a delta against the encoder")
+    add_run_options(distill)
     distill.add_argument("--no-progress", action="store_true")
     add_fused_option(distill)
     distill.set_defaults(handler=run_distill)
@@ -220,7 +228,7 @@ def run_distill(args: argparse.Namespace) -> int:
         removal_weight=args.removal_weight,
         erasure_weight=args.erasure_weight, erasure_temperature=args.erasure_temperature,
         own_erasure_epoch=args.own_erasure_epoch, own_erasure_share=args.own_erasure_share,
-        encoder_dropout=args.dropout,
+        encoder_dropout=args.dropout, **run_options(args),
     )  # fmt: skip
     sources = {"data": str(args.data), "command": shlex.join(["selfexplain", *args.argv])}
     result = distill(

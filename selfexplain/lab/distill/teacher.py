@@ -152,8 +152,8 @@ def student_start(teacher: Teacher, encoder: str | None, pretrained: bool = Fals
         chosen = encoder or teacher.encoder
         return chosen, None, f"student encoder: {chosen}, its own pretrained weights (none from the teacher)"
     if encoder is None:
-        if teacher.warm_start:
-            return teacher.encoder, teacher.location, f"student encoder: {teacher.encoder}, weights from the teacher"
+        if teacher.warm_start:  # recorded as named (a shipped name, the user's path), not as this machine resolves it
+            return teacher.encoder, teacher.source, f"student encoder: {teacher.encoder}, weights from the teacher"
         return teacher.encoder, None, "student encoder: the teacher's own (its fine-tuned weights)"
     raw = config_dict(encoder, "--encoder")
     same_shape = all(raw.get(key) == teacher.encoder_config.get(key) for key in SHAPE_FIELDS)
