@@ -10,7 +10,8 @@ from pathlib import Path
 
 from selfexplain.core.modeling.config import ModelConfig
 from selfexplain.core.modeling.model_card import Measure, card_from_config, read_model_card, write_model_card
-from selfexplain.lab.distill.record import SURROGATE_LIMITATIONS
+from selfexplain.lab.distill.fidelity import Fidelity
+from selfexplain.lab.distill.record import SURROGATE_LIMITATIONS, fidelity_measures
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "finish_card.py"
 
@@ -36,12 +37,12 @@ def test_a_distilled_student_ships_under_a_name_as_a_model_of_its_own(tiny_model
     config = ModelConfig.load(folder)
     config.metrics = {"surrogate_agreement": 0.904, "surrogate_tvd": 0.07, "test_accuracy": 0.506}
     config.save(folder)
-    agreement = Measure("agreement with the teacher", "90.4%", "higher is better", "2,210 test inputs")
+    measures = fidelity_measures(Fidelity(0.904, 0.07, 2210, 0.95, 0.8), "2,210 test inputs")  # as distill writes them
     card = card_from_config(config)
     inside = str(SCRIPT.parents[1] / "assets" / "models" / "teacher")  # an absolute path in this checkout
     recipe = (*card.recipe, ("teacher_folder", "runs/teacher"), ("init_from", inside))
     limitations = (*SURROGATE_LIMITATIONS, "Deletion beats random on 77%.")
-    card = replace(card, surrogate_of="teacher", fidelity=(agreement,), recipe=recipe, limitations=limitations)
+    card = replace(card, surrogate_of="teacher", fidelity=measures, recipe=recipe, limitations=limitations)
     write_model_card(folder, card)
     (tmp_path / "dev.json").write_text('{"model": "x", "examples": 1101, "accuracy": 0.5}', encoding="utf-8")
     baseline = tmp_path / "baseline"
@@ -61,8 +62,9 @@ def test_a_distilled_student_ships_under_a_name_as_a_model_of_its_own(tiny_model
     assert dict(card.recipe)["init_from"] == "assets/models/teacher"  # readable on any checkout
     assert card.baseline.startswith("teacher: linear head on mean pooling, the teacher this model was distilled from")
     assert card.baseline_accuracy == 0.51
-    assert card.fidelity == (agreement,)  # its agreement stays on the card, in a section of its own
+    assert card.fidelity == measures  # its agreement stays on the card, in a section of its own
     assert card.limitations == ("Deletion beats random on 77%.",)
     text = (folder / "README.md").read_text(encoding="utf-8")
     assert "## Agreement with the model it was distilled from" in text and "90.4%" in text
-    assert "surrogate of" not in text
+    section = text.split("## Agreement with the model it was distilled from")[1].split("\n## ")[0]
+    assert "surrogate" not in section and "this model predicts its teacher's label" in section

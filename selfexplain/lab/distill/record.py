@@ -21,7 +21,7 @@ from selfexplain.lab.distill.carrier import CARRIER_PREFIX, TopSpanRepeat
 from selfexplain.lab.distill.fidelity import DECISIVE_MARGIN, Fidelity
 from selfexplain.lab.distill.offsets import OFFSET_KEY, applied_offsets, describe_offsets
 
-AGREEMENT_MEANING = "share of inputs on which the surrogate predicts the teacher's label"
+AGREEMENT_MEANING = "share of inputs on which this model predicts its teacher's label"
 TVD_MEANING = "mean total-variation distance of the two probability vectors (0 identical, 1 disjoint)"
 SURROGATE_LIMITATIONS = (
     "A surrogate: its alpha explains its own decision. Where it predicts another label than the teacher, "
