@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# An MPNet span-layer student distilled from the same-encoder mean baseline with erasure targets (the recipe
+# of the shipped sst5-minilm, scaled to what 2 CPU cores do in under an hour: the 8,544 SST-5 train sentences
+# as texts, labels dropped, the teacher labelling them; its word-deletion effects on 3,000 of them; the
+# MPNet models' read-out layer 8, width limit 4, frozen layers and bf16 autocast). docs/accuracy.md, "A
+# twelve-layer encoder". Resumable: rerun after a stop and it continues from its last checkpoint (the
+# teacher's probabilities and effects are cached in the run folder).
+#   bash scripts/distill_mpnet.sh sst2     # teacher sst2-mpnet-mean, into runs/sst2-student (~35 min, 2 cores)
+#   bash scripts/distill_mpnet.sh sst5     # teacher sst5-mpnet-mean, into runs/sst5-student
+# DEVICE=cuda trains on a GPU; SEED=43 another seed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+TASK=${1:?usage: bash scripts/distill_mpnet.sh sst2|sst5}
+DATA=${DATA:-../shared/data}
+OUT=${OUT:-runs/$TASK-student}
+SEED=${SEED:-42}
+DEVICE=${DEVICE:-auto}
+case $TASK in
+  sst2) FREEZE=2 ;;  # as the teacher: its lower layers stay pretrained, so the folder holds a delta of the rest
+  sst5) FREEZE=4 ;;
+  *) echo "unknown task $TASK (sst2 or sst5)" >&2; exit 2 ;;
+esac
+mkdir -p "$OUT"
+[ -s "$OUT/texts.txt" ] || cut -d' ' -f2- "$DATA/sst5/train.txt" > "$OUT/texts.txt"
+selfexplain distill --teacher "$TASK-mpnet-mean" --data "$OUT/texts.txt" --holdout 0.05 --dev-fraction 0.05 \
+  --seed "$SEED" --encoder-layer 8 --max-span-width 4 --freeze-layers "$FREEZE" --encoder-precision bfloat16 \
+  --checkpoint-steps 50 --device "$DEVICE" \
+  --span-representation sic --normaliser entmax15 --lambda 1 --anneal-temperature 10 --epochs 3 --batch-size 32 \
+  --lr 3e-5 --dropout 0 --temperature 2 --teacher-loss mse --teacher-weight 6 --complement-weight 1 \
+  --sufficiency-weight 1 --removal-weight 1 --erasure-weight 1 --erasure-temperature 0.01 --erasure-texts 3000 \
+  --own-erasure-epoch 3 --compact --name "$TASK-mpnet-student" --out "$OUT/distill-s$SEED"
