@@ -4,7 +4,9 @@
 # as texts, labels dropped, the teacher labelling them; its word-deletion effects on 3,000 of them; the
 # MPNet models' read-out layer 8, width limit 4, frozen layers and bf16 autocast). docs/accuracy.md, "A
 # twelve-layer encoder". Resumable: rerun after a stop and it continues from its last checkpoint (the
-# teacher's probabilities and effects are cached in the run folder).
+# teacher's probabilities and effects are cached in the run folder). best/ holds the last epoch (--keep last):
+# the own-erasure epoch is the point of the recipe; the first epoch agrees more with the teacher but its alpha
+# does not decide (docs/accuracy.md).
 #   bash scripts/distill_mpnet.sh sst2     # teacher sst2-mpnet-mean, into runs/sst2-student (~35 min, 2 cores)
 #   bash scripts/distill_mpnet.sh sst5     # teacher sst5-mpnet-mean, into runs/sst5-student
 # DEVICE=cuda trains on a GPU; SEED=43 another seed.
@@ -28,4 +30,4 @@ selfexplain distill --teacher "$TASK-mpnet-mean" --data "$OUT/texts.txt" --holdo
   --span-representation sic --normaliser entmax15 --lambda 1 --anneal-temperature 10 --epochs 3 --batch-size 32 \
   --lr 3e-5 --dropout 0 --temperature 2 --teacher-loss mse --teacher-weight 6 --complement-weight 1 \
   --sufficiency-weight 1 --removal-weight 1 --erasure-weight 1 --erasure-temperature 0.01 --erasure-texts 3000 \
-  --own-erasure-epoch 3 --compact --name "$TASK-mpnet-student" --out "$OUT/distill-s$SEED"
+  --own-erasure-epoch 3 --keep last --compact --name "$TASK-mpnet-student" --out "$OUT/distill-s$SEED"

@@ -62,8 +62,9 @@ def check_selectivity_terms(args: argparse.Namespace) -> None:
 
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
-    """``--freeze-layers``, ``--encoder-precision``, ``--checkpoint-steps``, ``--stop-after-steps`` and
-    ``--device``: how a training run spends its machine (``train`` and ``distill``)."""
+    """``--freeze-layers``, ``--encoder-precision``, ``--checkpoint-steps``, ``--stop-after-steps``,
+    ``--device`` and ``--keep``: how a training run spends its machine, and which epoch it keeps (``train``
+    and ``distill``)."""
     parser.add_argument(
         "--freeze-layers", type=int, default=0, metavar="N",
         help="keep the embeddings and encoder layers 1..N as pretrained (faster, and a smaller --compact delta)",
@@ -83,6 +84,10 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--device", choices=["auto", "cpu", "cuda"], default="auto", help="auto: a GPU when there is one"
     )
+    parser.add_argument(
+        "--keep", choices=["best", "last"], default="best",
+        help="which epoch best/ holds: the best on dev, or the last (for a recipe whose last epoch is its point)",
+    )  # fmt: skip
 
 
 def run_options(args: argparse.Namespace) -> dict[str, object]:
@@ -94,6 +99,7 @@ def run_options(args: argparse.Namespace) -> dict[str, object]:
     return {
         "freeze_layers": args.freeze_layers, "encoder_precision": args.encoder_precision,
         "checkpoint_steps": args.checkpoint_steps, "stop_after_steps": args.stop_after_steps, "device": args.device,
+        "keep": args.keep,
     }  # fmt: skip
 
 

@@ -43,6 +43,26 @@ def test_train_learns_toy_task_writes_best_and_resumes(tiny_encoder: Path, tmp_p
     assert [h["epoch"] for h in more["history"]] == [1, 2, 3]
 
 
+@pytest.mark.parametrize(("keep", "epoch"), [("best", 1.0), ("last", 2.0)])
+def test_keep_chooses_the_epoch_best_holds(
+    tiny_encoder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, keep: str, epoch: float
+) -> None:
+    """Dev accuracy falls after epoch 1: ``keep="best"`` keeps epoch 1, ``keep="last"`` the final epoch."""
+    from types import SimpleNamespace
+
+    scores = iter([0.9, 0.5])
+    monkeypatch.setattr(loop, "predict_examples", lambda *a, **k: SimpleNamespace(accuracy=next(scores)))
+    config = ModelConfig(encoder=str(tiny_encoder), label_names=["neg", "pos"], name="toy", lambda_=0.0)
+    options = TrainOptions(epochs=2, batch_size=8, learning_rate=1e-3, progress=False, keep=keep)  # type: ignore[arg-type]
+    metrics = train(config, toy_examples(32), toy_examples(8), tmp_path / "run", options)
+    model, _ = load_model_directory(tmp_path / "run" / "best")
+    assert model.config.metrics == {"dev_accuracy": 0.9 if keep == "best" else 0.5, "epoch": epoch}
+    assert metrics["best_dev_accuracy"] == model.config.metrics["dev_accuracy"]
+    last, _ = load_model_directory(tmp_path / "run" / "last")
+    same = all(torch.equal(a, b) for a, b in zip(model.state_dict().values(), last.state_dict().values()))
+    assert same is (keep == "last")
+
+
 def test_epoch_batches_cover_every_example_once_and_are_seeded() -> None:
     data = toy_examples(101)
     batches = epoch_batches(data, 8, seed=1)

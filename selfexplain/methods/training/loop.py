@@ -107,6 +107,9 @@ class TrainOptions:
     stop_after_steps: int = 0
     # "auto": the GPU when there is one, else the CPU
     device: Literal["auto", "cpu", "cuda"] = "auto"
+    # which epoch best/ holds: "best" dev accuracy, or the "last" (a recipe whose final epoch is the point of
+    # it, such as distill's own-erasure epoch, would otherwise lose it to an earlier, less selective epoch)
+    keep: Literal["best", "last"] = "best"
 
 
 def annealed_temperature(step: int, total: int, start: float) -> float:
@@ -421,8 +424,8 @@ def train(
         history.append({"epoch": epoch + 1, "dev_accuracy": accuracy, "train_loss": running, "skipped_steps": skipped})
         note = f" ({skipped} steps skipped: non-finite gradient)" if skipped else ""
         accelerator.print(f"epoch {epoch + 1}: dev accuracy {accuracy:.4f}{note}")
-        if accuracy > best:
-            best = accuracy
+        if accuracy > best or options.keep == "last":
+            best = accuracy  # the kept epoch's
             core.config.metrics = {"dev_accuracy": accuracy, "epoch": float(epoch + 1)}
             save_model(core, tokenizer, out / "best", compact=options.compact)
         state = {"epoch": epoch + 1, "step": 0, "best_dev_accuracy": best, "history": history,

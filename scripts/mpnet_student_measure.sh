@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# After scripts/distill_mpnet.sh TASK: every figure docs/accuracy.md and the card quote for the MPNet student,
+# against its baseline (TASK-mpnet-mean) and the model shipped as TASK-mpnet before it.
+#   bash scripts/mpnet_student_measure.sh sst2          # measure into runs/TASK-student/measure
+#   SHIP=1 bash scripts/mpnet_student_measure.sh sst2   # and ship it as TASK-mpnet (card, test accuracy, speed)
+# The SST-2 student is also read on 300 long movie reviews (binary accuracy) and against their marked words.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+TASK=${1:?usage: bash scripts/mpnet_student_measure.sh sst2|sst5}
+DATA=${DATA:-../shared/data}
+RUN=${RUN:-runs/$TASK-student/distill-s${SEED:-42}}
+OUT="$RUN/measure"
+M="$RUN/best"
+OLD=${OLD:-runs/$TASK-student/old-$TASK-mpnet}  # the model shipped before (copied once, before SHIP replaces it)
+mkdir -p "$OUT"
+[ -d "$OLD" ] || cp -r "assets/models/$TASK-mpnet" "$OLD"
+test="$DATA/$TASK/test.txt"; dev="$DATA/$TASK/dev.txt"; heldout=assets/heldout/reviews.txt; trees=()
+if [ "$TASK" = sst2 ]; then  # the held-out reviews without their neutral ones, as two classes
+  awk '$1 != 2 { print ($1 > 2 ? 1 : 0), substr($0, 3) }' assets/heldout/reviews.txt > "$OUT/reviews-binary.txt"
+  heldout="$OUT/reviews-binary.txt"
+else
+  trees=(--trees "$DATA/sst_trees/test.txt")
+fi
+
+echo "== $(date -u +%H:%M) dev (the selection rule)"
+head -300 "$dev" > "$OUT/dev300.txt"
+[ "$TASK" = sst5 ] && dev_trees=(--trees "$DATA/sst_trees/dev.txt") || dev_trees=()
+selfexplain eval --model "$M" --data "$dev" --no-progress > "$OUT/dev-eval.json"
+selfexplain sharpness --model "$M" --data "$OUT/dev300.txt" "${dev_trees[@]}" --out "$OUT/sharp-dev" --no-progress
+
+echo "== $(date -u +%H:%M) test and held-out text"
+for pair in "student $M" "mean $TASK-mpnet-mean" "old $OLD"; do
+  read -r tag model <<< "$pair"
+  selfexplain eval --model "$model" --data "$test" --no-progress --predictions "$OUT/$tag-test.jsonl" > "$OUT/$tag-test.json"
+done
+selfexplain paired-test "$OUT/student-test.jsonl" "$OUT/mean-test.jsonl" | tee "$OUT/mcnemar-vs-mean.txt"
+selfexplain paired-test "$OUT/student-test.jsonl" "$OUT/old-test.jsonl" | tee "$OUT/mcnemar-vs-old.txt"
+selfexplain fidelity --model "$M" --teacher "$TASK-mpnet-mean" --data "$test" --txt labelled > "$OUT/fidelity-test.txt"
+selfexplain sharpness --model "$M" --data "$test" "${trees[@]}" --limit 300 --out "$OUT/sharp-test300" --no-progress
+selfexplain sharpness --model "$M" --data "$heldout" --out "$OUT/sharp-heldout" --no-progress
+selfexplain eval --model "$M" --data "$heldout" --no-progress | tee "$OUT/heldout-eval.json"
+
+if [ "$TASK" = sst2 ]; then
+  echo "== $(date -u +%H:%M) long movie reviews"
+  if [ ! -s runs/movies/movies-300.jsonl ]; then
+    selfexplain rationales "$DATA/movie_rationales" --out runs/movies
+    cat runs/movies/movies-test.jsonl runs/movies/movies-unannotated.jsonl > runs/movies/movies-300.jsonl
+  fi
+  selfexplain eval --model "$M" --data runs/movies/movies-300.jsonl --no-progress | tee "$OUT/movies-300-eval.json"
+  selfexplain plausibility --model "$M" --data runs/movies/movies-test.jsonl --no-progress \
+    --out "$OUT/plausibility-movies.json" | tail -n 12
+fi
+
+if [ -n "${SHIP:-}" ]; then
+  echo "== $(date -u +%H:%M) ship as $TASK-mpnet"
+  rm -rf "$OUT/ship" && cp -r "$M" "$OUT/ship"
+  [ "$TASK" = sst2 ] && heldout_name="32 held-out reviews, two classes (assets/heldout)" \
+    || heldout_name="40 held-out reviews (assets/heldout)"
+  python scripts/finish_card.py "$OUT/ship" --name "$TASK-mpnet" --own-model --dev-accuracy "$OUT/dev-eval.json" \
+    --baseline "assets/models/$TASK-mpnet-mean" --dataset stanfordnlp/sst \
+    --sharpness "$OUT/sharp-test300" "$TASK test, first 300" --sharpness "$OUT/sharp-heldout" "$heldout_name"
+  rm -rf "assets/models/$TASK-mpnet" && cp -r "$OUT/ship" "assets/models/$TASK-mpnet"
+  selfexplain eval --model "$TASK-mpnet" --data "$test" --record --no-progress
+  python benchmarks/model_speed.py "$TASK-mpnet" --document --record
+  du -sh "assets/models/$TASK-mpnet"
+fi
+echo "== $(date -u +%H:%M) done"
