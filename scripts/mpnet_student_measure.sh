@@ -11,7 +11,11 @@ DATA=${DATA:-../shared/data}
 RUN=${RUN:-runs/$TASK-student/distill-s${SEED:-42}}
 OUT="$RUN/measure"
 M="$RUN/best"
-OLD=${OLD:-runs/$TASK-student/old-$TASK-mpnet}  # the model shipped before (copied once, before SHIP replaces it)
+OLD=${OLD:-runs/$TASK-student/old-$TASK-mpnet}
+# the card's "where it loses" lines (measured figures, written after reading them; --limitation TEXT each)
+LIMITATIONS=()
+[ -f "scripts/limitations/$TASK-mpnet.txt" ] && while IFS= read -r line; do LIMITATIONS+=(--limitation "$line"); done \
+  < "scripts/limitations/$TASK-mpnet.txt"  # the model shipped before (copied once, before SHIP replaces it)
 mkdir -p "$OUT"
 [ -d "$OLD" ] || cp -r "assets/models/$TASK-mpnet" "$OLD"
 test="$DATA/$TASK/test.txt"; dev="$DATA/$TASK/dev.txt"; heldout=assets/heldout/reviews.txt; trees=()
@@ -56,9 +60,16 @@ if [ -n "${SHIP:-}" ]; then
   rm -rf "$OUT/ship" && cp -r "$M" "$OUT/ship"
   [ "$TASK" = sst2 ] && heldout_name="32 held-out reviews, two classes (assets/heldout)" \
     || heldout_name="40 held-out reviews (assets/heldout)"
+  name=$([ "$TASK" = sst2 ] && echo SST-2 || echo SST-5)
   python scripts/finish_card.py "$OUT/ship" --name "$TASK-mpnet" --own-model --dev-accuracy "$OUT/dev-eval.json" \
     --baseline "assets/models/$TASK-mpnet-mean" --dataset stanfordnlp/sst \
-    --sharpness "$OUT/sharp-test300" "$TASK test, first 300" --sharpness "$OUT/sharp-heldout" "$heldout_name"
+    --data train "the 8,544 SST-5 train sentences, gold labels dropped, labelled by the teacher $TASK-mpnet-mean, less \
+the dev and held-out texts: 7,690 texts (the teacher's word-deletion effects on 3,000 of them)" \
+    --data dev "427 of the same texts (agreement with the teacher by epoch; best/ keeps the last, --keep last); \
+dev accuracy on gold labels: $name dev" \
+    --data "held out" "427 of the same texts, never trained on (agreement with the teacher)" \
+    --sharpness "$OUT/sharp-test300" "$name test, first 300" --sharpness "$OUT/sharp-heldout" "$heldout_name" \
+    "${LIMITATIONS[@]}"
   rm -rf "assets/models/$TASK-mpnet" && cp -r "$OUT/ship" "assets/models/$TASK-mpnet"
   selfexplain eval --model "$TASK-mpnet" --data "$test" --record --no-progress
   python benchmarks/model_speed.py "$TASK-mpnet" --document --record
