@@ -29,6 +29,6 @@ def test_the_demo_model_runs_the_eight_layers_it_reads_and_gives_the_recorded_ou
     assert explainer.model.dropped_layers == tuple(f"encoder.layer.{i}" for i in range(8, 12))
     explanation = explainer.explain("I could not put this novel down.", attentions=True)
     assert explanation.attentions is not None and explanation.attentions.shape[:2] == (8, 12)
-    assert np.allclose(explanation.probabilities, [0.16631, 0.83369], atol=2e-4)
+    assert np.allclose(explanation.probabilities, [0.00554, 0.99446], atol=2e-4)
     top = [s for s in explanation.top_spans(5) if s.alpha > 0]
-    assert [s.text for s in top] == ["I could not put"] and top[0].alpha > 0.99
+    assert [s.text for s in top] == ["down"] and top[0].alpha > 0.99
