@@ -45,8 +45,9 @@ SST2=(--freeze-layers "$FREEZE_SST2" --train "$DATA/sst2/train.txt" --dev "$DATA
 # the demo model's baseline: mean pooling, the same sentences, frozen layers and first-stage budget
 run sst2-mpnet-mean "$DATA/sst2/test.txt" --head mean "${SST2[@]}" --epochs 2
 run sst2-mpnet-stage1 "$DATA/sst2/test.txt" "${SPAN[@]}" "${SST2[@]}" --epochs 2
-# stage 2 (sst2-mpnet until the evening of 2026-12-06; the shipped one is scripts/distill_mpnet.sh sst2): one epoch from stage 1 that trains alpha to decide (complement and removal
-# terms, docs/sharpness.md), stage 1 as its teacher, alpha sharp from the first step (no annealing)
+# stage 2 (sst2-mpnet until the evening of 2026-12-06; the shipped one is scripts/distill_mpnet.sh sst2): one
+# epoch from stage 1 that trains alpha to decide (complement and removal terms, docs/sharpness.md), stage 1 as
+# its teacher, alpha sharp from the first step (no annealing)
 run sst2-mpnet "$DATA/sst2/test.txt" "${SPAN[@]}" "${SST2[@]}" --epochs 1 --lr 2e-5 --anneal-temperature 1 \
   --init-from "$OUT/sst2-mpnet-stage1/best" --teacher "$OUT/sst2-mpnet-stage1/best" --complement-weight 1 --removal-weight 0.5
 run sst5-mpnet-mean "$DATA/sst5/test.txt" --head mean --freeze-layers "$FREEZE" --train "$DATA/sst5/train.txt" --dev "$DATA/sst5/dev.txt" \

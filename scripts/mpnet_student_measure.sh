@@ -11,24 +11,27 @@ DATA=${DATA:-../shared/data}
 RUN=${RUN:-runs/$TASK-student/distill-s${SEED:-42}}
 OUT="$RUN/measure"
 M="$RUN/best"
-OLD=${OLD:-runs/$TASK-student/old-$TASK-mpnet}
+OLD=${OLD:-runs/$TASK-student/old-$TASK-mpnet}  # the model shipped before (copied once, before SHIP replaces it)
 # the card's "where it loses" lines (measured figures, written after reading them; --limitation TEXT each)
 LIMITATIONS=()
 [ -f "scripts/limitations/$TASK-mpnet.txt" ] && while IFS= read -r line; do LIMITATIONS+=(--limitation "$line"); done \
-  < "scripts/limitations/$TASK-mpnet.txt"  # the model shipped before (copied once, before SHIP replaces it)
+  < "scripts/limitations/$TASK-mpnet.txt"
+test="$DATA/$TASK/test.txt"; dev="$DATA/$TASK/dev.txt"
+case $TASK in
+  sst2)  # no phrase trees for the binary sentences; the held-out reviews without their neutral ones, as two classes
+    name=SST-2; trees=(); dev_trees=()
+    heldout="$OUT/reviews-binary.txt"; heldout_name="32 held-out reviews, two classes (assets/heldout)" ;;
+  sst5)
+    name=SST-5; trees=(--trees "$DATA/sst_trees/test.txt"); dev_trees=(--trees "$DATA/sst_trees/dev.txt")
+    heldout=assets/heldout/reviews.txt; heldout_name="40 held-out reviews (assets/heldout)" ;;
+  *) echo "unknown task $TASK (sst2 or sst5)" >&2; exit 2 ;;
+esac
 mkdir -p "$OUT"
 [ -d "$OLD" ] || cp -r "assets/models/$TASK-mpnet" "$OLD"
-test="$DATA/$TASK/test.txt"; dev="$DATA/$TASK/dev.txt"; heldout=assets/heldout/reviews.txt; trees=()
-if [ "$TASK" = sst2 ]; then  # the held-out reviews without their neutral ones, as two classes
-  awk '$1 != 2 { print ($1 > 2 ? 1 : 0), substr($0, 3) }' assets/heldout/reviews.txt > "$OUT/reviews-binary.txt"
-  heldout="$OUT/reviews-binary.txt"
-else
-  trees=(--trees "$DATA/sst_trees/test.txt")
-fi
+[ "$TASK" = sst5 ] || awk '$1 != 2 { print ($1 > 2 ? 1 : 0), substr($0, 3) }' assets/heldout/reviews.txt > "$heldout"
 
 echo "== $(date -u +%H:%M) dev (the selection rule)"
 head -300 "$dev" > "$OUT/dev300.txt"
-[ "$TASK" = sst5 ] && dev_trees=(--trees "$DATA/sst_trees/dev.txt") || dev_trees=()
 selfexplain eval --model "$M" --data "$dev" --no-progress > "$OUT/dev-eval.json"
 selfexplain sharpness --model "$M" --data "$OUT/dev300.txt" "${dev_trees[@]}" --out "$OUT/sharp-dev" --no-progress
 
@@ -58,9 +61,6 @@ fi
 if [ -n "${SHIP:-}" ]; then
   echo "== $(date -u +%H:%M) ship as $TASK-mpnet"
   rm -rf "$OUT/ship" && cp -r "$M" "$OUT/ship"
-  [ "$TASK" = sst2 ] && heldout_name="32 held-out reviews, two classes (assets/heldout)" \
-    || heldout_name="40 held-out reviews (assets/heldout)"
-  name=$([ "$TASK" = sst2 ] && echo SST-2 || echo SST-5)
   python scripts/finish_card.py "$OUT/ship" --name "$TASK-mpnet" --own-model --dev-accuracy "$OUT/dev-eval.json" \
     --baseline "assets/models/$TASK-mpnet-mean" --dataset stanfordnlp/sst \
     --data train "the 8,544 SST-5 train sentences, gold labels dropped, labelled by the teacher $TASK-mpnet-mean, less \
