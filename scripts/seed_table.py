@@ -1,0 +1,76 @@
+"""One row per seed of a recipe and a mean ± sd row: dev and test accuracy (``selfexplain eval`` summaries)
+and the alpha measures of ``selfexplain sharpness`` on the first 300 test inputs and on the held-out
+reviews. Reads, for each TAG, ``FOLDER/TAG-dev.json``, ``FOLDER/TAG-test.json``,
+``FOLDER/TAG-sharp-test300/sharpness.csv`` and ``FOLDER/TAG-sharp-heldout/sharpness.csv``
+(what ``scripts/student_seeds.sh`` writes). Usage:
+
+    python scripts/seed_table.py --folder runs/sst5-student/seeds s42 s43 s44
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+
+from selfexplain.lab.sharpness.compare import read_rows
+from selfexplain.lab.sharpness.summary import summarise
+
+ALPHA = {
+    "top_span_words": "median top-span words ↓",
+    "uniform_agreement": "kept, uniform alpha ↓",
+    "deletion_beats_random": "deletion beats random ↑",
+    "top_out_flip": "flips, top span out ↑",
+    "sst_phrase_agreement": "SST phrase polarity ↑",
+}
+
+
+def seed_row(folder: Path, tag: str) -> dict[str, float]:
+    """The figures of one seed, keyed by column name (fractions, NaN where not measured)."""
+    row = {
+        "dev acc. ↑": json.loads((folder / f"{tag}-dev.json").read_text())["accuracy"],
+        "test acc. ↑": json.loads((folder / f"{tag}-test.json").read_text())["accuracy"],
+    }
+    summaries = {
+        part: summarise(read_rows(folder / f"{tag}-sharp-{part}" / "sharpness.csv").to_dict("records"))
+        for part in ("test300", "heldout")
+    }
+    row["held-out acc. ↑"] = summaries["heldout"]["accuracy"]
+    for part, summary in summaries.items():
+        for key, label in ALPHA.items():
+            row[f"{part}: {label}"] = summary.get(key, float("nan"))
+    return row
+
+
+def seed_table(folder: Path, tags: list[str]) -> str:
+    """The Markdown table: a row per tag, then mean ± sample sd over the tags (percentages except words)."""
+    rows = {tag: seed_row(folder, tag) for tag in tags}
+    columns = [c for c in next(iter(rows.values())) if any(np.isfinite(r[c]) for r in rows.values())]
+
+    def cell(column: str, values: np.ndarray) -> str:
+        scale, digits = (1, 1) if "words" in column else (100, 1)
+        if values.size == 1:
+            return f"{values[0] * scale:.{digits}f}"
+        return f"{values.mean() * scale:.{digits}f} ± {values.std(ddof=1) * scale:.{digits}f}"
+
+    lines = ["| seed | " + " | ".join(columns) + " |", "|---|" + "---:|" * len(columns)]
+    for tag, row in rows.items():
+        lines.append(f"| {tag} | " + " | ".join(cell(c, np.array([row[c]])) for c in columns) + " |")
+    if len(rows) > 1:
+        means = [cell(c, np.array([r[c] for r in rows.values()])) for c in columns]
+        lines.append(f"| mean ± sd ({len(rows)} seeds) | " + " | ".join(means) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--folder", type=Path, required=True)
+    parser.add_argument("tags", nargs="+")
+    args = parser.parse_args()
+    print(seed_table(args.folder, args.tags))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The MPNet student's recipe over seeds: after `SEED=S bash scripts/distill_mpnet.sh TASK` for each seed of
+# SEEDS, measures every seed's last epoch (best/, --keep last: no seed is chosen on anything) and the shipped
+# TASK-mpnet (seed 42) on the same test text, against the baseline TASK-mpnet-mean: dev and test accuracy,
+# McNemar per seed and mean ± sd (selfexplain paired-test), the alpha measures on the first 300 test inputs
+# and on the held-out reviews (scripts/seed_table.py). docs/accuracy.md, "The students over three seeds".
+#   SEEDS="43 44" bash scripts/student_seeds.sh sst5    # into runs/TASK-student/seeds
+set -euo pipefail
+cd "$(dirname "$0")/.."
+TASK=${1:?usage: bash scripts/student_seeds.sh sst2|sst5}
+DATA=${DATA:-../shared/data}
+SEEDS=${SEEDS:-43 44}
+OUT=runs/$TASK-student/seeds
+test="$DATA/$TASK/test.txt"; dev="$DATA/$TASK/dev.txt"
+case $TASK in
+  sst2) trees=(); heldout="$OUT/reviews-binary.txt" ;;  # the held-out reviews less the neutral ones, two classes
+  sst5) trees=(--trees "$DATA/sst_trees/test.txt"); heldout=assets/heldout/reviews.txt ;;
+  *) echo "unknown task $TASK (sst2 or sst5)" >&2; exit 2 ;;
+esac
+mkdir -p "$OUT"
+[ "$TASK" = sst5 ] || awk '$1 != 2 { print ($1 > 2 ? 1 : 0), substr($0, 3) }' assets/heldout/reviews.txt > "$heldout"
+models=("s42 $TASK-mpnet")
+for seed in $SEEDS; do
+  [ -d "runs/$TASK-student/distill-s$seed/best" ] || { echo "no runs/$TASK-student/distill-s$seed/best: run SEED=$seed bash scripts/distill_mpnet.sh $TASK first" >&2; exit 2; }
+  models+=("s$seed runs/$TASK-student/distill-s$seed/best")
+done
+[ -s "$OUT/mean-test.jsonl" ] || selfexplain eval --model "$TASK-mpnet-mean" --data "$test" --no-progress \
+  --predictions "$OUT/mean-test.jsonl" > "$OUT/mean-test.json"
+pairs=()
+for entry in "${models[@]}"; do
+  read -r tag model <<< "$entry"
+  echo "== $(date -u +%H:%M) $tag ($model)"
+  [ -s "$OUT/$tag-dev.json" ] || selfexplain eval --model "$model" --data "$dev" --no-progress > "$OUT/$tag-dev.json"
+  [ -s "$OUT/$tag-test.jsonl" ] || selfexplain eval --model "$model" --data "$test" --no-progress \
+    --predictions "$OUT/$tag-test.jsonl" > "$OUT/$tag-test.json"
+  [ -s "$OUT/$tag-sharp-test300/sharpness.csv" ] || selfexplain sharpness --model "$model" --data "$test" \
+    "${trees[@]}" --limit 300 --out "$OUT/$tag-sharp-test300" --no-progress
+  [ -s "$OUT/$tag-sharp-heldout/sharpness.csv" ] || selfexplain sharpness --model "$model" --data "$heldout" \
+    --out "$OUT/$tag-sharp-heldout" --no-progress
+  pairs+=("$OUT/$tag-test.jsonl" "$OUT/mean-test.jsonl")
+done
+echo "== student (A) against $TASK-mpnet-mean (B), SST test, per seed" | tee "$OUT/seeds.md"
+selfexplain paired-test "${pairs[@]}" | tee -a "$OUT/seeds.md"
+tags=(); for entry in "${models[@]}"; do read -r tag _ <<< "$entry"; tags+=("$tag"); done
+python scripts/seed_table.py --folder "$OUT" "${tags[@]}" | tee -a "$OUT/seeds.md"

@@ -1,0 +1,41 @@
+"""scripts/seed_table.py: one row per seed and the mean ± sample sd of each figure over the seeds."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "seed_table.py"
+
+
+def _seed(folder: Path, tag: str, dev: float, test: float, uniform: list[float], words: list[int]) -> None:
+    (folder / f"{tag}-dev.json").write_text(json.dumps({"accuracy": dev}))
+    (folder / f"{tag}-test.json").write_text(json.dumps({"accuracy": test}))
+    rows = pd.DataFrame(
+        {"text": ["a", "b", "c", "d"], "predicted": ["x"] * 4, "accuracy": [1.0, 1.0, 0.0, 1.0],
+         "uniform_agreement": uniform, "top_span_words": words, "deletion_beats_random": [1.0, 1.0, 1.0, 0.0]}
+    )  # fmt: skip
+    for part in ("test300", "heldout"):
+        (folder / f"{tag}-sharp-{part}").mkdir()
+        rows.to_csv(folder / f"{tag}-sharp-{part}" / "sharpness.csv", index=False)
+
+
+def test_rows_and_mean_with_sample_sd(tmp_path: Path) -> None:
+    _seed(tmp_path, "s42", 0.535, 0.552, [0.0, 0.0, 0.0, 1.0], [1, 1, 2, 3])
+    _seed(tmp_path, "s43", 0.545, 0.560, [0.0, 1.0, 1.0, 1.0], [1, 2, 3, 3])
+    command = [sys.executable, str(SCRIPT), "--folder", str(tmp_path), "s42", "s43"]
+    table = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    lines = table.strip().splitlines()
+    assert lines[0].startswith("| seed | dev acc. ↑ | test acc. ↑ | held-out acc. ↑ |")
+    assert lines[2].startswith("| s42 | 53.5 | 55.2 | 75.0 |")
+    # test accuracy 55.2 and 56.0: mean 55.6, sample sd 0.57; uniform 25% and 75%: 50.0 ± 35.4
+    mean = lines[4].split(" | ")
+    assert mean[0] == "| mean ± sd (2 seeds)" and mean[2] == "55.6 ± 0.6"
+    assert "50.0 ± 35.4" in lines[4]
+    # median top-span words: 1.5 and 2.5 words, not percentages
+    assert "2.0 ± 0.7" in lines[4]
+    assert "SST phrase" not in lines[0]  # a measure no seed has is left out
