@@ -61,6 +61,21 @@ def test_effects_are_the_teachers_probability_drop_for_its_label(tiny_encoder: P
     assert [e.tolist() for e in unpack(pack(effects))] == [e.tolist() for e in effects]
 
 
+def test_the_progress_bar_moves_by_batch_within_a_part(
+    tiny_encoder: Path, teacher: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import selfexplain.lab.distill.erasure as erasure
+
+    monkeypatch.setattr(erasure, "CHUNK", 5)  # 10 cut texts: two parts
+    source = read_teacher(str(teacher))
+    examples = [Example("a good and warm film"), Example("dull , slow and boring")]
+    full = teacher_probabilities(source, examples, progress=False)
+    erasure_effects(source, AutoTokenizer.from_pretrained(tiny_encoder), examples, full, progress=True)
+    err = capsys.readouterr().err
+    # each part counts its own batches (it read 0 of 32,768 for minutes on a real run before)
+    assert "erasure: 10 texts with one word cut, part 1/2" in err and "part 2/2" in err
+
+
 def test_pairs_are_refused_in_one_line(
     tiny_encoder: Path, teacher: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -22,7 +22,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import torch
-from tqdm.auto import tqdm
 from transformers import PreTrainedTokenizerBase
 
 from selfexplain.data import Example
@@ -51,12 +50,12 @@ def erasure_effects(
     token_words, cuts, owners = cut_variants(tokenizer, [e.text for e in examples])
     variants = [Example(cut) for cut in cuts]
     kept = torch.empty(len(variants))  # p(c | text without word) per variant
-    bar = tqdm(total=len(variants), desc="erasure (texts with one word cut)", disable=not progress)
-    for lo in range(0, len(variants), CHUNK):
-        part = teacher_probabilities(teacher, variants[lo : lo + CHUNK], max_length, progress=False)  # [V, C]
+    parts = range(0, len(variants), CHUNK)
+    for number, lo in enumerate(parts, start=1):
+        description = f"erasure: {len(variants)} texts with one word cut, part {number}/{len(parts)}"
+        chunk = variants[lo : lo + CHUNK]
+        part = teacher_probabilities(teacher, chunk, max_length, progress=progress, description=description)  # [V, C]
         kept[lo : lo + CHUNK] = part.gather(1, labels[owners[lo : lo + CHUNK]].unsqueeze(1)).squeeze(1)
-        bar.update(len(part))
-    bar.close()
     full = probabilities.gather(1, labels.unsqueeze(1)).squeeze(1)  # [E]
     return token_effects(full, kept, token_words)
 

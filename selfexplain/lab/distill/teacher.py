@@ -163,11 +163,17 @@ def student_start(teacher: Teacher, encoder: str | None, pretrained: bool = Fals
 
 
 def teacher_probabilities(
-    teacher: Teacher, examples: Sequence[Example], max_length: int = 128, batch_size: int = 64, progress: bool = True
+    teacher: Teacher,
+    examples: Sequence[Example],
+    max_length: int = 128,
+    batch_size: int = 64,
+    progress: bool = True,
+    description: str = "teacher",
 ) -> torch.Tensor:
-    """The teacher's class probabilities ``[E, C]`` over ``examples``, in its own label order."""
+    """The teacher's class probabilities ``[E, C]`` over ``examples``, in its own label order (a progress
+    bar by batch, named ``description``)."""
     from selfexplain.methods.training.warm_start import teacher_targets
 
-    source = teacher.location
-    targets = teacher_targets(source, examples, list(teacher.label_names), max_length, batch_size, progress)
+    labels = list(teacher.label_names)
+    targets = teacher_targets(teacher.location, examples, labels, max_length, batch_size, progress, description)
     return targets.probabilities.float()

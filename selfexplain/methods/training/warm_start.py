@@ -135,9 +135,10 @@ def teacher_targets(
     max_length: int = 128,
     batch_size: int = 64,
     progress: bool = True,
+    description: str = "teacher",
 ) -> TeacherTargets:
     """Run the teacher once over ``examples`` and return its probabilities ``[E, C]`` in the student's
-    label order."""
+    label order (a progress bar by batch, named ``description``)."""
     if is_selfexplain_folder(source):
         from selfexplain.core.pipeline import load_model
         from selfexplain.methods.training.evaluation import predict_examples
@@ -145,7 +146,7 @@ def teacher_targets(
         explainer = load_model(source)
         order = _label_order(explainer.config.label_names, label_names, source)
         result = predict_examples(
-            explainer, examples, batch_size, progress, description="teacher", max_length=max_length
+            explainer, examples, batch_size, progress, description=description, max_length=max_length
         )
         return TeacherTargets(torch.from_numpy(result.probabilities[:, order].copy()), source)
     model, tokenizer = load_hf_classifier(source)
@@ -154,7 +155,7 @@ def teacher_targets(
     order = _label_order(names, label_names, source)
     rows = [
         hf_probabilities(model, tokenizer, examples[lo : lo + batch_size], max_length)
-        for lo in tqdm(range(0, len(examples), batch_size), desc="teacher", disable=not progress)
+        for lo in tqdm(range(0, len(examples), batch_size), desc=description, disable=not progress)
     ]
     return TeacherTargets(torch.cat(rows)[:, order].contiguous(), source)
 
