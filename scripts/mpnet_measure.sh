@@ -17,7 +17,7 @@ esac
 # held-out text nobody trained or chose on; the binary model reads the reviews without their neutral ones
 heldout=assets/heldout/reviews.txt
 if [[ $name == sst2-* ]]; then
-  awk '$1 != 2 { print ($1 > 2 ? 1 : 0), substr($0, 3) }' assets/heldout/reviews.txt > "$OUT/reviews-binary.txt"
+  bash scripts/heldout_binary.sh "$OUT/reviews-binary.txt"
   heldout="$OUT/reviews-binary.txt"
 fi
 [[ $name == snli-* ]] && heldout=assets/heldout/pairs.tsv

@@ -16,19 +16,8 @@ OLD=${OLD:-runs/$TASK-student/old-$TASK-mpnet}  # the model shipped before (copi
 LIMITATIONS=()
 [ -f "scripts/limitations/$TASK-mpnet.txt" ] && while IFS= read -r line; do LIMITATIONS+=(--limitation "$line"); done \
   < "scripts/limitations/$TASK-mpnet.txt"
-test="$DATA/$TASK/test.txt"; dev="$DATA/$TASK/dev.txt"
-case $TASK in
-  sst2)  # no phrase trees for the binary sentences; the held-out reviews without their neutral ones, as two classes
-    name=SST-2; trees=(); dev_trees=()
-    heldout="$OUT/reviews-binary.txt"; heldout_name="32 held-out reviews, two classes (assets/heldout)" ;;
-  sst5)
-    name=SST-5; trees=(--trees "$DATA/sst_trees/test.txt"); dev_trees=(--trees "$DATA/sst_trees/dev.txt")
-    heldout=assets/heldout/reviews.txt; heldout_name="40 held-out reviews (assets/heldout)" ;;
-  *) echo "unknown task $TASK (sst2 or sst5)" >&2; exit 2 ;;
-esac
-mkdir -p "$OUT"
+source scripts/student_task.sh  # test, dev, trees, dev_trees, heldout, heldout_name, name; makes OUT
 [ -d "$OLD" ] || cp -r "assets/models/$TASK-mpnet" "$OLD"
-[ "$TASK" = sst5 ] || awk '$1 != 2 { print ($1 > 2 ? 1 : 0), substr($0, 3) }' assets/heldout/reviews.txt > "$heldout"
 
 echo "== $(date -u +%H:%M) dev (the selection rule)"
 head -300 "$dev" > "$OUT/dev300.txt"

@@ -50,10 +50,10 @@ def seed_table(folder: Path, tags: list[str]) -> str:
     columns = [c for c in next(iter(rows.values())) if any(np.isfinite(r[c]) for r in rows.values())]
 
     def cell(column: str, values: np.ndarray) -> str:
-        scale, digits = (1, 1) if "words" in column else (100, 1)
-        if values.size == 1:
-            return f"{values[0] * scale:.{digits}f}"
-        return f"{values.mean() * scale:.{digits}f} ± {values.std(ddof=1) * scale:.{digits}f}"
+        scaled = values * (1 if "words" in column else 100)
+        if scaled.size == 1:
+            return f"{scaled[0]:.1f}"
+        return f"{scaled.mean():.1f} ± {scaled.std(ddof=1):.1f}"
 
     lines = ["| seed | " + " | ".join(columns) + " |", "|---|" + "---:|" * len(columns)]
     for tag, row in rows.items():

@@ -3,7 +3,7 @@
 # SEEDS, measures every seed's last epoch (best/, --keep last: no seed is chosen on anything) and the shipped
 # TASK-mpnet (seed 42) on the same test text, against the baseline TASK-mpnet-mean: dev and test accuracy,
 # McNemar per seed and mean ± sd (selfexplain paired-test), the alpha measures on the first 300 test inputs
-# and on the held-out reviews (scripts/seed_table.py). docs/accuracy.md, "The students over three seeds".
+# and on the held-out reviews (scripts/seed_table.py). docs/accuracy.md, "The SST-5 student over three seeds".
 #   SEEDS="43 44" bash scripts/student_seeds.sh sst5    # into runs/TASK-student/seeds
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,14 +11,7 @@ TASK=${1:?usage: bash scripts/student_seeds.sh sst2|sst5}
 DATA=${DATA:-../shared/data}
 SEEDS=${SEEDS:-43 44}
 OUT=runs/$TASK-student/seeds
-test="$DATA/$TASK/test.txt"; dev="$DATA/$TASK/dev.txt"
-case $TASK in
-  sst2) trees=(); heldout="$OUT/reviews-binary.txt" ;;  # the held-out reviews less the neutral ones, two classes
-  sst5) trees=(--trees "$DATA/sst_trees/test.txt"); heldout=assets/heldout/reviews.txt ;;
-  *) echo "unknown task $TASK (sst2 or sst5)" >&2; exit 2 ;;
-esac
-mkdir -p "$OUT"
-[ "$TASK" = sst5 ] || awk '$1 != 2 { print ($1 > 2 ? 1 : 0), substr($0, 3) }' assets/heldout/reviews.txt > "$heldout"
+source scripts/student_task.sh  # test, dev, trees, heldout; makes OUT
 models=("s42 $TASK-mpnet")
 for seed in $SEEDS; do
   [ -d "runs/$TASK-student/distill-s$seed/best" ] || { echo "no runs/$TASK-student/distill-s$seed/best: run SEED=$seed bash scripts/distill_mpnet.sh $TASK first" >&2; exit 2; }
@@ -39,7 +32,7 @@ for entry in "${models[@]}"; do
     --out "$OUT/$tag-sharp-heldout" --no-progress
   pairs+=("$OUT/$tag-test.jsonl" "$OUT/mean-test.jsonl")
 done
-echo "== student (A) against $TASK-mpnet-mean (B), SST test, per seed" | tee "$OUT/seeds.md"
+echo "== student (A) against $TASK-mpnet-mean (B), $name test, per seed" | tee "$OUT/seeds.md"
 selfexplain paired-test "${pairs[@]}" | tee -a "$OUT/seeds.md"
 tags=(); for entry in "${models[@]}"; do read -r tag _ <<< "$entry"; tags+=("$tag"); done
 python scripts/seed_table.py --folder "$OUT" "${tags[@]}" | tee -a "$OUT/seeds.md"
