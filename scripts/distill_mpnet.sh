@@ -9,7 +9,8 @@
 # does not decide (docs/accuracy.md).
 #   bash scripts/distill_mpnet.sh sst2     # teacher sst2-mpnet-mean, into runs/sst2-student (~35 min, 2 cores)
 #   bash scripts/distill_mpnet.sh sst5     # teacher sst5-mpnet-mean, into runs/sst5-student
-# DEVICE=cuda trains on a GPU; SEED=43 another seed.
+# DEVICE=cuda trains on a GPU; SEED=43 another seed; APOSTROPHES=joined keeps "doesn't" one word (its own
+# OUT, e.g. OUT=runs/sst2-joined; docs/accuracy.md, "Whole words").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TASK=${1:?usage: bash scripts/distill_mpnet.sh sst2|sst5}
@@ -17,6 +18,7 @@ DATA=${DATA:-../shared/data}
 OUT=${OUT:-runs/$TASK-student}
 SEED=${SEED:-42}
 DEVICE=${DEVICE:-auto}
+APOSTROPHES=${APOSTROPHES:-split}
 case $TASK in
   sst2) FREEZE=2 ;;  # as the teacher: its lower layers stay pretrained, so the folder holds a delta of the rest
   sst5) FREEZE=4 ;;
@@ -26,7 +28,7 @@ mkdir -p "$OUT"
 [ -s "$OUT/texts.txt" ] || cut -d' ' -f2- "$DATA/sst5/train.txt" > "$OUT/texts.txt"
 selfexplain distill --teacher "$TASK-mpnet-mean" --data "$OUT/texts.txt" --holdout 0.05 --dev-fraction 0.05 \
   --seed "$SEED" --encoder-layer 8 --max-span-width 4 --freeze-layers "$FREEZE" --encoder-precision bfloat16 \
-  --checkpoint-steps 50 --device "$DEVICE" \
+  --checkpoint-steps 50 --device "$DEVICE" --apostrophes "$APOSTROPHES" \
   --span-representation sic --normaliser entmax15 --lambda 1 --anneal-temperature 10 --epochs 3 --batch-size 32 \
   --lr 3e-5 --dropout 0 --temperature 2 --teacher-loss mse --teacher-weight 6 --complement-weight 1 \
   --sufficiency-weight 1 --removal-weight 1 --erasure-weight 1 --erasure-temperature 0.01 --erasure-texts 3000 \

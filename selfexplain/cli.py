@@ -63,6 +63,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="word: spans start and end on word boundaries (default); piece: any sub-word piece",
     )  # fmt: skip
     train.add_argument(
+        "--apostrophes", choices=["split", "joined"], default="split",
+        help="word spans: split at every apostrophe as the tokenizer does (default), or keep \"doesn't\" one word",
+    )  # fmt: skip
+    train.add_argument(
         "--normaliser", choices=normaliser_names(), default=DEFAULT_NORMALISER,
         help="map from span scores to alpha; sparsemax and entmax15 give alpha true zeros",
     )  # fmt: skip
@@ -216,6 +220,7 @@ def run_train(args: argparse.Namespace) -> int:
             encoder_layer=args.encoder_layer,
             max_span_width=args.max_span_width,
             span_unit=args.span_unit,
+            apostrophes=args.apostrophes,
             normaliser=args.normaliser,
             span_length_prior=args.span_length_prior,
             segment_alpha=pair and args.head == "span" and args.pair_alpha == "per-segment",

@@ -209,7 +209,7 @@ class SelfExplainer:
 
     def window_plan(self, tokens: TokenisedText) -> WindowPlan:
         """A text's tokens laid out in this model's windows (a perturbed long text, for example)."""
-        return plan_tokens(self.tokenizer, tokens, self.max_tokens, **vars(self.window_settings))
+        return plan_tokens(self.tokenizer, tokens, self.max_tokens, **self.window_settings.layout)
 
     def truncate_to_fit(self, text: str, pair: str | None = None) -> tuple[str, str | None, bool]:
         """Cut ``text`` (and ``pair``) at a token boundary so the input fits :attr:`max_tokens`; returns
@@ -341,7 +341,7 @@ class SelfExplainer:
         forward; the :class:`Document` and the forward's output (its alpha and span-layer inputs)."""
         self.check_input(text, None)
         if plan is None:
-            plan = self.window_plan(tokenise(self.tokenizer, text))
+            plan = self.window_plan(tokenise(self.tokenizer, text, self.config.apostrophes))
         check_plan(plan, dense)
         output = self.run(plan)
         return document_of(plan, output, text, self.readout), output

@@ -24,17 +24,24 @@ LONG_INPUTS: tuple[LongInputs, ...] = ("windows", "truncate", "refuse")
 
 @dataclass(frozen=True)
 class WindowSettings:
-    """How a long single text is laid out: ``stride`` between window starts, ``max_width`` of a span
-    (None = any width inside a window) and ``unit`` (``"word"``: spans start and end on word boundaries)."""
+    """How a model reads a text: ``stride`` between the starts of a long text's windows, ``max_width`` of a
+    span (None = any width inside a window), ``unit`` (``"word"``: spans start and end on word boundaries)
+    and ``apostrophes`` (where words end: :func:`~selfexplain.core.inputs.tokens.tokenise_inputs`)."""
 
     stride: int = 256
     max_width: int | None = None
     unit: str = "piece"
+    apostrophes: str = "split"
 
     @classmethod
     def of(cls, config: ModelConfig) -> WindowSettings:
-        """A model's settings: its ``window_stride``, ``max_span_width`` and ``span_unit``."""
-        return cls(config.window_stride, config.max_span_width, config.span_unit)
+        """A model's settings: its ``window_stride``, ``max_span_width``, ``span_unit`` and ``apostrophes``."""
+        return cls(config.window_stride, config.max_span_width, config.span_unit, config.apostrophes)
+
+    @property
+    def layout(self) -> dict[str, int | str | None]:
+        """The keyword arguments of :func:`~selfexplain.core.inputs.windows.plan_tokens` (tokens are read already)."""
+        return {"stride": self.stride, "max_width": self.max_width, "unit": self.unit}
 
 
 @dataclass(frozen=True)
@@ -86,7 +93,7 @@ def plan_inputs(
     raises :class:`InputTooLongError`). ``batch_size=None`` puts every short input in one batch, in
     input order; otherwise batches hold inputs of similar token counts.
     """
-    tokenised = tokenise_inputs(tokenizer, texts, pairs)
+    tokenised = tokenise_inputs(tokenizer, texts, pairs, settings.apostrophes)
     limit = token_limit(tokenizer, window)
     counts = tokenised.counts
     over = [i for i, count in enumerate(counts) if count > limit]
@@ -95,7 +102,7 @@ def plan_inputs(
     if refused:
         raise InputTooLongError(max(counts[i] for i in refused), limit)
     kept = {i: tokenised.truncation(i, limit) or [] for i in over if long == "truncate"}
-    windows = {i: plan_tokens(tokenizer, tokenised.text_tokens(i), limit, **vars(settings)) for i in windowed}
+    windows = {i: plan_tokens(tokenizer, tokenised.text_tokens(i), limit, **settings.layout) for i in windowed}
     short = [i for i in range(len(counts)) if i not in windows]
     sizes = [len(kept[i]) if i in kept else counts[i] for i in short]
     groups = [list(range(len(short)))] if batch_size is None else length_batches(sizes, batch_size)

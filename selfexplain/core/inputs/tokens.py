@@ -17,6 +17,7 @@ import torch
 from transformers import PreTrainedTokenizerBase
 
 from selfexplain.core.inputs.encoding import EncodedBatch, TokenRow, assemble, trim_offsets, word_boundaries, word_keys
+from selfexplain.core.inputs.words import joined_word_ids
 from selfexplain.errors import InputTooLongError
 
 
@@ -138,9 +139,14 @@ class Tokenised:
 
 
 def tokenise_inputs(
-    tokenizer: PreTrainedTokenizerBase, texts: Sequence[str], pairs: Sequence[str] | None = None
+    tokenizer: PreTrainedTokenizerBase,
+    texts: Sequence[str],
+    pairs: Sequence[str] | None = None,
+    apostrophes: str = "split",
 ) -> Tokenised:
-    """``texts`` (and ``pairs``) in one tokenizer call, with offsets, sequence ids and word ids."""
+    """``texts`` (and ``pairs``) in one tokenizer call, with offsets, sequence ids and word ids: the
+    pre-tokenizer's words, or with ``apostrophes="joined"`` those cut at an apostrophe joined again
+    (:func:`~selfexplain.core.inputs.words.joined_word_ids`; a model's ``apostrophes`` setting)."""
     if not texts:
         return Tokenised(tokenizer, (), () if pairs is not None else None, ())
     encoded = tokenizer(
@@ -151,24 +157,29 @@ def tokenise_inputs(
         return_offsets_mapping=True,
     )
     types = encoded.get("token_type_ids")
-    rows = tuple(
-        TokenRow(
+
+    def row(i: int) -> TokenRow:
+        pair = pairs[i] if pairs is not None else None
+        offsets = trim_offsets(encoded["offset_mapping"][i], encoded.sequence_ids(i), texts[i], pair)
+        words = encoded.word_ids(i)
+        if apostrophes == "joined":
+            words = joined_word_ids(words, offsets, encoded.sequence_ids(i), (texts[i], pair or ""))
+        return TokenRow(
             ids=list(encoded["input_ids"][i]),
-            offsets=trim_offsets(
-                encoded["offset_mapping"][i], encoded.sequence_ids(i), texts[i], pairs[i] if pairs is not None else None
-            ),
+            offsets=offsets,
             sequence_ids=encoded.sequence_ids(i),
-            word_ids=encoded.word_ids(i),
+            word_ids=words,
             type_ids=list(types[i]) if types is not None else None,
         )
-        for i in range(len(texts))
-    )
+
+    rows = tuple(row(i) for i in range(len(texts)))
     return Tokenised(tokenizer, tuple(texts), tuple(pairs) if pairs is not None else None, rows)
 
 
-def tokenise(tokenizer: PreTrainedTokenizerBase, text: str) -> TokenisedText:
-    """``text``'s real tokens (no special tokens), with offsets, pieces and word boundaries."""
-    return tokenise_inputs(tokenizer, [text]).text_tokens(0)
+def tokenise(tokenizer: PreTrainedTokenizerBase, text: str, apostrophes: str = "split") -> TokenisedText:
+    """``text``'s real tokens (no special tokens), with offsets, pieces and word boundaries (``apostrophes``:
+    as in :func:`tokenise_inputs`)."""
+    return tokenise_inputs(tokenizer, [text], apostrophes=apostrophes).text_tokens(0)
 
 
 def fit_text(

@@ -182,9 +182,12 @@ def plan_windows(
     stride: int = 256,
     max_width: int | None = None,
     unit: str = "piece",
+    apostrophes: str = "split",
 ) -> WindowPlan:
-    """Tokenise ``text`` once and lay it out in overlapping windows (see :func:`plan_tokens`)."""
-    return plan_tokens(tokenizer, tokenise(tokenizer, text), window, stride, max_width, unit)
+    """Tokenise ``text`` once (``apostrophes``: where words end, as in
+    :func:`~selfexplain.core.inputs.tokens.tokenise_inputs`) and lay it out in overlapping windows (see
+    :func:`plan_tokens`)."""
+    return plan_tokens(tokenizer, tokenise(tokenizer, text, apostrophes), window, stride, max_width, unit)
 
 
 def plan_tokens(

@@ -13,6 +13,7 @@ from selfexplain.core.modeling.normalisers import DEFAULT_NORMALISER, NORMALISER
 
 HeadType = Literal["span", "cls", "mean"]
 SpanUnit = Literal["word", "piece"]
+Apostrophes = Literal["split", "joined"]
 
 CONFIG_FILE = "selfexplain.json"
 MAX_CONFIG_BYTES = 4_000_000  # a config is read whole: a larger (or endless) file is refused unread
@@ -33,7 +34,10 @@ class ModelConfig:
     baseline: the interpretation layer is bypassed, the classifier reads the mean span).
     ``span_unit`` "word": spans start at a word's first piece and end at a word's last piece
     (words as the tokenizer's pre-tokenizer splits them); "piece": any sub-word piece (folders
-    written before the option existed load as "piece"). ``normaliser`` maps span logits to alpha:
+    written before the option existed load as "piece"). ``apostrophes`` (word-level spans): "split" keeps the
+    pre-tokenizer's cut at every apostrophe ("doesn't" is three words, "doesn", "'" and "t"); "joined" keeps an
+    apostrophe inside its word, so "doesn't", SST's "n't" and "'s" are one word each
+    (:func:`selfexplain.core.inputs.words.joined_word_ids`). ``normaliser`` maps span logits to alpha:
     "softmax" (the paper), or "sparsemax" / "entmax15", which give alpha true zeros.
     ``segment_alpha`` (pair models): alpha is normalised within each text, one distribution over the
     premise's spans and one over the hypothesis's, each holding half of the total weight, and the
@@ -56,6 +60,7 @@ class ModelConfig:
     max_length: int = 512
     window_stride: int = 256
     span_unit: SpanUnit = "word"
+    apostrophes: Apostrophes = "split"
     normaliser: str = DEFAULT_NORMALISER
     segment_alpha: bool = False
     span_length_prior: float = 0.0
@@ -88,6 +93,8 @@ class ModelConfig:
             raise ValueError("max_span_width must be at least 1")
         if self.span_unit not in ("word", "piece"):
             raise ValueError(f"unknown span_unit {self.span_unit!r}; use word or piece")
+        if self.apostrophes not in ("split", "joined"):
+            raise ValueError(f"unknown apostrophes {self.apostrophes!r}; use split or joined")
         if self.segment_alpha and not (self.pair and self.head == "span"):
             raise ValueError("segment_alpha needs a pair model with the span head")
         if self.span_length_prior < 0:
@@ -111,6 +118,7 @@ class ModelConfig:
             "max_length": (integer, "an integer"),
             "window_stride": (integer, "an integer"),
             "span_unit": ((str,), "a string"),
+            "apostrophes": ((str,), "a string"),
             "normaliser": ((str,), "a string"),
             "segment_alpha": ((bool,), "true or false"),
             "span_length_prior": (number, "a number"),

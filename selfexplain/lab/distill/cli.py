@@ -58,6 +58,10 @@ def add_command(commands: Any) -> None:
     distill.add_argument("--span-representation", choices=["sic", "mean"], default="sic")
     distill.add_argument("--span-unit", choices=["word", "piece"], default="word")
     distill.add_argument(
+        "--apostrophes", choices=["split", "joined"], default="split",
+        help="word spans: split at every apostrophe as the tokenizer does (default), or keep \"doesn't\" one word",
+    )  # fmt: skip
+    distill.add_argument(
         "--encoder-layer", type=int, default=-1, help="hidden-state index feeding the span layer (as train)"
     )
     distill.add_argument("--max-span-width", type=int, default=None, help="longest span, in span units (as train)")
@@ -213,6 +217,7 @@ def run_distill(args: argparse.Namespace) -> int:
     examples = _texts(args)
     student = {
         "span_representation": args.span_representation, "span_unit": args.span_unit,
+        "apostrophes": args.apostrophes,
         "normaliser": args.normaliser, "lambda_": args.lambda_, "name": args.name or args.out.name,
         "encoder_layer": args.encoder_layer, "max_span_width": args.max_span_width,
         "span_length_prior": args.span_length_prior,

@@ -39,6 +39,7 @@ def erasure_effects(
     probabilities: torch.Tensor,
     max_length: int = 128,
     progress: bool = True,
+    apostrophes: str = "split",
 ) -> list[torch.Tensor]:
     """Per example, a ``[N]`` float tensor over its ``N`` tokens (as the student tokenises it, special
     tokens included): ``p(c | text) - p(c | text without the token's word)`` for the teacher's label
@@ -47,7 +48,7 @@ def erasure_effects(
     if any(e.pair for e in examples):
         raise InvalidInputError("--erasure-weight reads single texts only (the data has sentence pairs)")
     labels = probabilities.argmax(dim=1)  # [E]
-    token_words, cuts, owners = cut_variants(tokenizer, [e.text for e in examples])
+    token_words, cuts, owners = cut_variants(tokenizer, [e.text for e in examples], apostrophes)
     variants = [Example(cut) for cut in cuts]
     kept = torch.empty(len(variants))  # p(c | text without word) per variant
     parts = range(0, len(variants), CHUNK)

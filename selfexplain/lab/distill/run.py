@@ -92,17 +92,20 @@ def cached_erasure_effects(
     out: Path,
     options: TrainOptions,
     rows: Sequence[int],
+    apostrophes: str = "split",
 ) -> list[torch.Tensor]:
     """The teacher's word-deletion effects (:mod:`selfexplain.lab.distill.erasure`) over the examples of
     ``rows`` (the others get none: an empty tensor), read from ``OUT/erasure.safetensors`` when it holds
-    them for this teacher, data, rows and student tokenizer, else computed (one teacher pass per word of
-    every text) and written."""
+    them for this teacher, data, rows, student tokenizer and student words (``apostrophes``), else
+    computed (one teacher pass per word of every text) and written."""
     from selfexplain.core.modeling.encoders import load_tokenizer
     from selfexplain.lab.distill.erasure import erasure_effects, pack, unpack
 
     path = out / ERASURE_CACHE
     stamp = {"teacher": teacher.location, "data": data_fingerprint(examples), "tokenizer": encoder}
     stamp["max_length"] = str(options.max_length)
+    if apostrophes != "split":  # caches written before the option stay valid for split words
+        stamp["apostrophes"] = apostrophes
     stamp["rows"] = hashlib.sha256(json.dumps(sorted(rows)).encode()).hexdigest()
     if path.is_file():
         from safetensors import safe_open
@@ -112,8 +115,9 @@ def cached_erasure_effects(
                 return unpack(load_file(str(path)))
     tokenizer = load_tokenizer(encoder)
     chosen = sorted(rows)
+    texts = [examples[i] for i in chosen]
     found = erasure_effects(
-        teacher, tokenizer, [examples[i] for i in chosen], probabilities[chosen], options.max_length, options.progress
+        teacher, tokenizer, texts, probabilities[chosen], options.max_length, options.progress, apostrophes
     )
     effects = [torch.zeros(0) for _ in examples]
     for row, effect in zip(chosen, found):
@@ -184,7 +188,9 @@ def distill(
         rows = list(splits.train)
         if erasure_texts is not None and erasure_texts < len(rows):
             rows = random.Random(options.seed).sample(rows, erasure_texts)
-        effects = cached_erasure_effects(teacher, student_encoder, examples, probabilities, out, options, rows)
+        effects = cached_erasure_effects(
+            teacher, student_encoder, examples, probabilities, out, options, rows, config.apostrophes
+        )
         # the term's pull against a carrier token weakens as it reaches fewer texts (docs/surrogates.md)
         share = len(rows) / len(splits.train)
         print(f"erasure effects: {len(rows):,} of {len(splits.train):,} training texts ({share:.0%})")

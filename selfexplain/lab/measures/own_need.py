@@ -34,7 +34,7 @@ def needed_words(explainer, texts: Sequence[str]) -> list[tuple[int, int]]:
     effects = own_effects(explainer.model, explainer.tokenizer, texts)
     out = []
     for text, effect in zip(texts, effects):
-        spans, drop = word_effects(explainer.tokenizer, text, effect)
+        spans, drop = word_effects(explainer.tokenizer, text, effect, explainer.config.apostrophes)
         out.append(spans[int(drop.argmax())])
     return out
 

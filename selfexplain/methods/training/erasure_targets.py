@@ -1,13 +1,13 @@
 """Word-deletion effects for the erasure term (:func:`selfexplain.methods.training.objectives.erasure_loss`).
 
-A word's *effect* on a model is ``p(c | text) - p(c | text without the word)`` for the class ``c`` the
-model gives the whole text (leave-one-out occlusion at the input). Words are the student tokenizer's
-words (its pre-tokenizer's, as the span layer's ``span_unit="word"`` groups pieces), and every piece of
-a word carries that word's effect. ``selfexplain distill`` measures a teacher's effects once
-(:mod:`selfexplain.lab.distill.erasure`); with ``--own-erasure-epoch`` the training loop also reads the
-student's own (:func:`own_effects`), since the sharpness measure ``deletion_beats_random`` deletes words
-from the student's input. The student is training's own model object, so it is called here, not through
-:class:`~selfexplain.core.pipeline.SelfExplainer`.
+A word's *effect* on a model is ``p(c | text) - p(c | text without the word)`` for the class ``c`` the model
+gives the whole text (leave-one-out occlusion at the input). Words are the student tokenizer's words (its
+pre-tokenizer's, as the span layer's ``span_unit="word"`` groups pieces, with apostrophes joined when the
+student's ``apostrophes`` is "joined"), and every piece of a word carries that word's effect. ``selfexplain
+distill`` measures a teacher's effects once (:mod:`selfexplain.lab.distill.erasure`); with
+``--own-erasure-epoch`` the training loop also reads the student's own (:func:`own_effects`), since the
+sharpness measure ``deletion_beats_random`` deletes words from the student's input. The student is training's
+own model object, so it is called here, not through :class:`~selfexplain.core.pipeline.SelfExplainer`.
 """
 
 from __future__ import annotations
@@ -18,16 +18,18 @@ from typing import TYPE_CHECKING
 import torch
 from transformers import PreTrainedTokenizerBase
 
-from selfexplain.core.inputs import plan_inputs, tokenise_inputs
+from selfexplain.core.inputs import WindowSettings, plan_inputs, tokenise_inputs
 
 if TYPE_CHECKING:
     from selfexplain.core.modeling.model import SelfExplainingModel
 
 
-def word_spans(tokenizer: PreTrainedTokenizerBase, text: str) -> tuple[list[int | None], list[tuple[int, int]]]:
-    """Per token of ``text`` as the student reads it (special tokens included): its word's index, or
-    None; and per word, its characters ``(start, end)`` in ``text``."""
-    row = tokenise_inputs(tokenizer, [text]).rows[0]
+def word_spans(
+    tokenizer: PreTrainedTokenizerBase, text: str, apostrophes: str = "split"
+) -> tuple[list[int | None], list[tuple[int, int]]]:
+    """Per token of ``text`` as the student reads it (special tokens included; ``apostrophes``: the
+    student's setting): its word's index, or None; and per word, its characters ``(start, end)`` in ``text``."""
+    row = tokenise_inputs(tokenizer, [text], apostrophes=apostrophes).rows[0]
     words: dict[int, list[int]] = {}
     for (start, end), word in zip(row.offsets, row.word_ids):
         if word is not None and end > start:
@@ -39,21 +41,23 @@ def word_spans(tokenizer: PreTrainedTokenizerBase, text: str) -> tuple[list[int 
     return token_words, [(words[w][0], words[w][1]) for w in order]
 
 
-def word_cuts(tokenizer: PreTrainedTokenizerBase, text: str) -> tuple[list[int | None], list[str]]:
+def word_cuts(
+    tokenizer: PreTrainedTokenizerBase, text: str, apostrophes: str = "split"
+) -> tuple[list[int | None], list[str]]:
     """Per token of ``text`` as the student reads it (special tokens included): its word's index,
     or None; and per word, the text with that word's characters cut out."""
-    token_words, spans = word_spans(tokenizer, text)
+    token_words, spans = word_spans(tokenizer, text, apostrophes)
     return token_words, [(text[:start] + " " + text[end:]).strip() for start, end in spans]
 
 
 def cut_variants(
-    tokenizer: PreTrainedTokenizerBase, texts: Sequence[str]
+    tokenizer: PreTrainedTokenizerBase, texts: Sequence[str], apostrophes: str = "split"
 ) -> tuple[list[list[int | None]], list[str], torch.Tensor]:
     """Per text, its tokens' word indices (:func:`word_cuts`); every text's one-word cuts, in order; and
     ``[V]`` the text each cut comes from."""
     token_words, variants, owner = [], [], []
     for row, text in enumerate(texts):
-        words, cuts = word_cuts(tokenizer, text)
+        words, cuts = word_cuts(tokenizer, text, apostrophes)
         token_words.append(words)
         variants.extend(cuts)
         owner.extend([row] * len(cuts))
@@ -80,12 +84,12 @@ def token_effects(
 
 
 def word_effects(
-    tokenizer: PreTrainedTokenizerBase, text: str, effect: torch.Tensor
+    tokenizer: PreTrainedTokenizerBase, text: str, effect: torch.Tensor, apostrophes: str = "split"
 ) -> tuple[list[tuple[int, int]], torch.Tensor]:
     """The inverse of :func:`token_effects` for one text: its words' characters ``(start, end)`` and
     ``[W]`` each word's effect, read from its pieces in ``effect`` ``[N]`` (every piece of a word carries
     the word's effect); -inf for a word none of whose pieces ``effect`` covers."""
-    token_words, spans = word_spans(tokenizer, text)
+    token_words, spans = word_spans(tokenizer, text, apostrophes)
     index = torch.tensor([-1 if w is None else w for w in token_words], dtype=torch.long)
     drop = torch.full((len(spans),), -float("inf"))
     drop[index[index >= 0]] = effect[index >= 0].float()
@@ -103,9 +107,10 @@ def own_effects(
     itself: per text ``[N]``, ``p(c | text) - p(c | text without the token's word)`` for the class ``c``
     the model predicts on the whole text. Without gradient and in eval mode (the model's training mode
     is restored); inputs longer than ``max_length`` tokens are read cut to fit."""
-    token_words, variants, owners = cut_variants(tokenizer, texts)
+    token_words, variants, owners = cut_variants(tokenizer, texts, model.config.apostrophes)
     inputs = [*texts, *variants]
-    plan = plan_inputs(tokenizer, inputs, None, max_length, "truncate", batch_size=batch_size)
+    settings = WindowSettings.of(model.config)
+    plan = plan_inputs(tokenizer, inputs, None, max_length, "truncate", settings, batch_size=batch_size)
     device = next(model.parameters()).device
     probs = torch.empty(len(inputs), len(model.config.label_names))  # [E + V, C]
     training = model.training

@@ -272,7 +272,9 @@ def batch_loss(
             texts = [chunk[i].text for i in indices]
             sides = [pairs[i] for i in indices] if pairs is not None else None
             reduced, reduced_pairs = top_span_inputs(batch, output, texts, sides)
-            top = plan_inputs(tokenizer, reduced, reduced_pairs, options.max_length, "truncate")
+            top = plan_inputs(
+                tokenizer, reduced, reduced_pairs, options.max_length, "truncate", WindowSettings.of(core.config)
+            )
             for rows, short in top.batches:
                 logits = model(**short.model_inputs(device)).logits
                 part = sufficiency_loss(output.logits[rows], logits) * len(rows) / len(indices)
