@@ -267,6 +267,7 @@ PACKAGED_ENCODERS = {
 CONFIG_RECIPE = {
     "head": "head",
     "span_unit": "span_unit",
+    "apostrophes": "apostrophes",
     "normaliser": "normaliser",
     "lambda_": "lambda",
     "span_representation": "span_representation",
