@@ -31,10 +31,10 @@ _SENTENCE_END = frozenset({".", "!", "?", "...", "…"})
 
 def word_of_token(explanation: Explanation) -> np.ndarray:
     """``[T]`` word index. For a word-level model (``span_unit == "word"``) the words are the model's
-    own units (the tokenizer's pre-tokenizer words: a token starts one exactly when a valid span starts
-    there), so word-level alpha is the model's alpha. Otherwise words are whitespace-delimited: a token
-    starts a new word unless it touches the previous token (no gap in the text, same segment), so
-    "isn't" and "un-watchable" are one word."""
+    own units (the tokenizer's pre-tokenizer words, apostrophes joined when the model's ``apostrophes``
+    is "joined": a token starts one exactly when a valid span starts there), so word-level alpha is the
+    model's alpha. Otherwise words are whitespace-delimited: a token starts a new word unless it touches
+    the previous token (no gap in the text, same segment), so "isn't" and "un-watchable" are one word."""
     tokens = explanation.tokens
     if not tokens:
         return np.zeros(0, dtype=int)
