@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from families import FAMILIES, build_family_encoder
 from helpers import make_explainer
 from transformers import AutoTokenizer
 
@@ -126,3 +127,12 @@ def test_a_joined_models_own_effects_cut_whole_words(tiny_encoder: Path) -> None
     assert effect[0] == 0 and effect[-1] == 0
     assert effect[2] == effect[3] == effect[4]  # one word, one effect
     assert len({float(effect[1]), float(effect[2]), float(effect[5])}) == 3
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_every_family_joins_the_same_words(family: str, tmp_path: Path) -> None:
+    tokenizer = AutoTokenizer.from_pretrained(build_family_encoder(family, tmp_path))
+    text = "it doesn't work , the film 's plot"
+    assert words_of(tokenizer, text, "joined") == ["it", "doesn't", "work", ",", "the", "film", "'s", "plot"]
+    split = words_of(tokenizer, text, "split")
+    assert "doesn't" not in split and "doesn" in split  # byte-level BPEs keep "'t", WordPieces cut "'" and "t"
