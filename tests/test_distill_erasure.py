@@ -238,3 +238,28 @@ def test_word_effects_undo_token_effects(tiny_encoder: Path) -> None:
     for text, effect, drops in zip(texts, token_effects(full, kept, token_words), [1.0 - kept[:7], 0.5 - kept[7:]]):
         spans, found = word_effects(tokenizer, text, effect)
         assert spans == word_spans(tokenizer, text)[1] and torch.allclose(found, drops)
+
+
+def test_a_joined_student_cuts_and_caches_whole_words(
+    tiny_encoder: Path, teacher: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from safetensors import safe_open
+
+    from selfexplain.core.modeling.config import ModelConfig
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny_encoder)
+    _, cuts = word_cuts(tokenizer, "the film wasn't unwatchable.", "joined")
+    assert cuts == ["film wasn't unwatchable.", "the   wasn't unwatchable.", "the film   unwatchable.",
+                    "the film wasn't  .", "the film wasn't unwatchable"]  # fmt: skip
+    texts = tmp_path / "texts.txt"
+    texts.write_text("".join(f"it doesn't {w} and the film's plot isn't slow\n" for w in ("work", "shine") * 12))
+    out = tmp_path / "joined"
+    extra = ("--epochs", "1", "--erasure-weight", "0.5", "--erasure-texts", "4", "--apostrophes", "joined")
+    assert _distill(teacher, texts, out, *extra) == 0
+    assert ModelConfig.load(out / "best").apostrophes == "joined"
+    with safe_open(str(out / "erasure.safetensors"), "pt") as handle:
+        assert handle.metadata()["apostrophes"] == "joined"  # a split student's cache is not read for it
+    effect = next(e for e in unpack(load_file(str(out / "erasure.safetensors"))) if len(e))
+    pieces = tokenizer.convert_ids_to_tokens(tokenizer("it doesn't work and the film's plot isn't slow")["input_ids"])
+    doesnt = [k for k, p in enumerate(pieces) if p in ("doesn", "'", "t")][:3]
+    assert len(effect) == len(pieces) and len({float(effect[k]) for k in doesnt}) == 1
