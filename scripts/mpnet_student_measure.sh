@@ -3,6 +3,8 @@
 # against its baseline (TASK-mpnet-mean) and the model shipped as TASK-mpnet before it.
 #   bash scripts/mpnet_student_measure.sh sst2          # measure into runs/TASK-student/measure
 #   SHIP=1 bash scripts/mpnet_student_measure.sh sst2   # and ship it as TASK-mpnet (card, test accuracy, speed)
+#   RUN=runs/sst2-joined/distill-s42 bash scripts/mpnet_student_measure.sh sst2   # another run folder
+# Resumable: a figure already written is not measured again (delete its file to measure it again).
 # The SST-2 student is also read on 300 long movie reviews (binary accuracy) and against their marked words.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,20 +23,26 @@ source scripts/student_task.sh  # test, dev, trees, dev_trees, heldout, heldout_
 
 echo "== $(date -u +%H:%M) dev (the selection rule)"
 head -300 "$dev" > "$OUT/dev300.txt"
-selfexplain eval --model "$M" --data "$dev" --no-progress > "$OUT/dev-eval.json"
-selfexplain sharpness --model "$M" --data "$OUT/dev300.txt" "${dev_trees[@]}" --out "$OUT/sharp-dev" --no-progress
+[ -s "$OUT/dev-eval.json" ] || selfexplain eval --model "$M" --data "$dev" --no-progress > "$OUT/dev-eval.json"
+[ -s "$OUT/sharp-dev/sharpness.csv" ] || selfexplain sharpness --model "$M" --data "$OUT/dev300.txt" "${dev_trees[@]}" \
+  --out "$OUT/sharp-dev" --no-progress
 
 echo "== $(date -u +%H:%M) test and held-out text"
 for pair in "student $M" "mean $TASK-mpnet-mean" "old $OLD"; do
   read -r tag model <<< "$pair"
-  selfexplain eval --model "$model" --data "$test" --no-progress --predictions "$OUT/$tag-test.jsonl" > "$OUT/$tag-test.json"
+  [ -s "$OUT/$tag-test.json" ] || selfexplain eval --model "$model" --data "$test" --no-progress \
+    --predictions "$OUT/$tag-test.jsonl" > "$OUT/$tag-test.json"
 done
 selfexplain paired-test "$OUT/student-test.jsonl" "$OUT/mean-test.jsonl" | tee "$OUT/mcnemar-vs-mean.txt"
 selfexplain paired-test "$OUT/student-test.jsonl" "$OUT/old-test.jsonl" | tee "$OUT/mcnemar-vs-old.txt"
-selfexplain fidelity --model "$M" --teacher "$TASK-mpnet-mean" --data "$test" --txt labelled > "$OUT/fidelity-test.txt"
-selfexplain sharpness --model "$M" --data "$test" "${trees[@]}" --limit 300 --out "$OUT/sharp-test300" --no-progress
-selfexplain sharpness --model "$M" --data "$heldout" --out "$OUT/sharp-heldout" --no-progress
-selfexplain eval --model "$M" --data "$heldout" --no-progress | tee "$OUT/heldout-eval.json"
+[ -s "$OUT/fidelity-test.txt" ] || selfexplain fidelity --model "$M" --teacher "$TASK-mpnet-mean" --data "$test" \
+  --txt labelled > "$OUT/fidelity-test.txt"
+[ -s "$OUT/sharp-test300/sharpness.csv" ] || selfexplain sharpness --model "$M" --data "$test" "${trees[@]}" \
+  --limit 300 --out "$OUT/sharp-test300" --no-progress
+[ -s "$OUT/sharp-heldout/sharpness.csv" ] || selfexplain sharpness --model "$M" --data "$heldout" \
+  --out "$OUT/sharp-heldout" --no-progress
+[ -s "$OUT/heldout-eval.json" ] || selfexplain eval --model "$M" --data "$heldout" --no-progress > "$OUT/heldout-eval.json"
+cat "$OUT/heldout-eval.json"
 
 if [ "$TASK" = sst2 ]; then
   echo "== $(date -u +%H:%M) long movie reviews"
@@ -42,9 +50,11 @@ if [ "$TASK" = sst2 ]; then
     selfexplain rationales "$DATA/movie_rationales" --out runs/movies
     cat runs/movies/movies-test.jsonl runs/movies/movies-unannotated.jsonl > runs/movies/movies-300.jsonl
   fi
-  selfexplain eval --model "$M" --data runs/movies/movies-300.jsonl --no-progress | tee "$OUT/movies-300-eval.json"
-  selfexplain plausibility --model "$M" --data runs/movies/movies-test.jsonl --no-progress \
-    --out "$OUT/plausibility-movies.json" | tail -n 12
+  [ -s "$OUT/movies-300-eval.json" ] || selfexplain eval --model "$M" --data runs/movies/movies-300.jsonl \
+    --no-progress > "$OUT/movies-300-eval.json"
+  cat "$OUT/movies-300-eval.json"
+  [ -s "$OUT/plausibility-movies.json" ] || selfexplain plausibility --model "$M" --data runs/movies/movies-test.jsonl \
+    --no-progress --out "$OUT/plausibility-movies.json" | tail -n 12
 fi
 
 if [ -n "${SHIP:-}" ]; then
