@@ -209,7 +209,7 @@ class SelfExplainer:
 
     def window_plan(self, tokens: TokenisedText) -> WindowPlan:
         """A text's tokens laid out in this model's windows (a perturbed long text, for example)."""
-        return plan_tokens(self.tokenizer, tokens, self.max_tokens, **self.window_settings.layout)
+        return plan_tokens(self.tokenizer, tokens, self.max_tokens, **self.window_settings.window_arguments)
 
     def truncate_to_fit(self, text: str, pair: str | None = None) -> tuple[str, str | None, bool]:
         """Cut ``text`` (and ``pair``) at a token boundary so the input fits :attr:`max_tokens`; returns

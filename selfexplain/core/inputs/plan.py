@@ -39,7 +39,7 @@ class WindowSettings:
         return cls(config.window_stride, config.max_span_width, config.span_unit, config.apostrophes)
 
     @property
-    def layout(self) -> dict[str, int | str | None]:
+    def window_arguments(self) -> dict[str, int | str | None]:
         """The keyword arguments of :func:`~selfexplain.core.inputs.windows.plan_tokens` (tokens are read already)."""
         return {"stride": self.stride, "max_width": self.max_width, "unit": self.unit}
 
@@ -102,7 +102,8 @@ def plan_inputs(
     if refused:
         raise InputTooLongError(max(counts[i] for i in refused), limit)
     kept = {i: tokenised.truncation(i, limit) or [] for i in over if long == "truncate"}
-    windows = {i: plan_tokens(tokenizer, tokenised.text_tokens(i), limit, **settings.layout) for i in windowed}
+    placed = settings.window_arguments
+    windows = {i: plan_tokens(tokenizer, tokenised.text_tokens(i), limit, **placed) for i in windowed}
     short = [i for i in range(len(counts)) if i not in windows]
     sizes = [len(kept[i]) if i in kept else counts[i] for i in short]
     groups = [list(range(len(short)))] if batch_size is None else length_batches(sizes, batch_size)
