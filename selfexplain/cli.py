@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from selfexplain.cli_support import (
     LABELLED_DATA_HELP,
+    add_apostrophes_option,
     add_data_columns,
     add_fused_option,
     add_max_chars_option,
@@ -62,10 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--span-unit", choices=["word", "piece"], default="word",
         help="word: spans start and end on word boundaries (default); piece: any sub-word piece",
     )  # fmt: skip
-    train.add_argument(
-        "--apostrophes", choices=["split", "joined"], default="split",
-        help="word spans: split at every apostrophe as the tokenizer does (default), or keep \"doesn't\" one word",
-    )  # fmt: skip
+    add_apostrophes_option(train)
     train.add_argument(
         "--normaliser", choices=normaliser_names(), default=DEFAULT_NORMALISER,
         help="map from span scores to alpha; sparsemax and entmax15 give alpha true zeros",

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from selfexplain.core.formats.examples import read_examples
 from selfexplain.core.formats.text import TXT_HELP
+from selfexplain.core.modeling.config import APOSTROPHES
 from selfexplain.data import Example
 
 if TYPE_CHECKING:  # views.files imports plotly: keep it off every command's start-up
@@ -24,6 +25,14 @@ def add_data_columns(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--text-column", default="text", help="text column of CSV/TSV/JSONL files")
     parser.add_argument("--pair-column", default=None, help="second-text column for sentence pairs")
     parser.add_argument("--label-column", default="label", help="label column of CSV/TSV/JSONL files")
+
+
+def add_apostrophes_option(parser: argparse.ArgumentParser) -> None:
+    """``--apostrophes split|joined``: where a word-level model's words end (``ModelConfig.apostrophes``)."""
+    parser.add_argument(
+        "--apostrophes", choices=APOSTROPHES, default="split",
+        help="word spans: split at every apostrophe as the tokenizer does (default), or keep \"doesn't\" one word",
+    )  # fmt: skip
 
 
 def add_fused_option(parser: argparse.ArgumentParser) -> None:

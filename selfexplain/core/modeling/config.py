@@ -14,6 +14,7 @@ from selfexplain.core.modeling.normalisers import DEFAULT_NORMALISER, NORMALISER
 HeadType = Literal["span", "cls", "mean"]
 SpanUnit = Literal["word", "piece"]
 Apostrophes = Literal["split", "joined"]
+APOSTROPHES: tuple[Apostrophes, ...] = ("split", "joined")
 
 CONFIG_FILE = "selfexplain.json"
 MAX_CONFIG_BYTES = 4_000_000  # a config is read whole: a larger (or endless) file is refused unread
@@ -93,8 +94,8 @@ class ModelConfig:
             raise ValueError("max_span_width must be at least 1")
         if self.span_unit not in ("word", "piece"):
             raise ValueError(f"unknown span_unit {self.span_unit!r}; use word or piece")
-        if self.apostrophes not in ("split", "joined"):
-            raise ValueError(f"unknown apostrophes {self.apostrophes!r}; use split or joined")
+        if self.apostrophes not in APOSTROPHES:
+            raise ValueError(f"unknown apostrophes {self.apostrophes!r}; use {' or '.join(APOSTROPHES)}")
         if self.segment_alpha and not (self.pair and self.head == "span"):
             raise ValueError("segment_alpha needs a pair model with the span head")
         if self.span_length_prior < 0:

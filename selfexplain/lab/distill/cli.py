@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from selfexplain.cli_support import (
+    add_apostrophes_option,
     add_data_columns,
     add_fused_option,
     add_run_options,
@@ -57,10 +58,7 @@ def add_command(commands: Any) -> None:
     distill.add_argument("--name", default="", help="model name shown in the app")
     distill.add_argument("--span-representation", choices=["sic", "mean"], default="sic")
     distill.add_argument("--span-unit", choices=["word", "piece"], default="word")
-    distill.add_argument(
-        "--apostrophes", choices=["split", "joined"], default="split",
-        help="word spans: split at every apostrophe as the tokenizer does (default), or keep \"doesn't\" one word",
-    )  # fmt: skip
+    add_apostrophes_option(distill)
     distill.add_argument(
         "--encoder-layer", type=int, default=-1, help="hidden-state index feeding the span layer (as train)"
     )
