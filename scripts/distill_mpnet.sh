@@ -9,24 +9,31 @@
 # does not decide (docs/accuracy.md).
 #   bash scripts/distill_mpnet.sh sst2     # teacher sst2-mpnet-mean, into runs/sst2-student (~35 min, 2 cores)
 #   bash scripts/distill_mpnet.sh sst5     # teacher sst5-mpnet-mean, into runs/sst5-student
+#   bash scripts/distill_mpnet.sh snli     # teacher snli-mpnet-mean on its own 8,842 training pairs (SNLI
+#                                          # validation.tsv less its last 1,000, the dev pairs), into runs/snli-student
 # DEVICE=cuda trains on a GPU; SEED=43 another seed; APOSTROPHES=joined keeps "doesn't" one word (its own
 # OUT, e.g. OUT=runs/sst2-joined; docs/accuracy.md, "Whole words").
 set -euo pipefail
 cd "$(dirname "$0")/.."
-TASK=${1:?usage: bash scripts/distill_mpnet.sh sst2|sst5}
+TASK=${1:?usage: bash scripts/distill_mpnet.sh sst2|sst5|snli}
 DATA=${DATA:-../shared/data}
 OUT=${OUT:-runs/$TASK-student}
 SEED=${SEED:-42}
 DEVICE=${DEVICE:-auto}
 APOSTROPHES=${APOSTROPHES:-split}
-case $TASK in
-  sst2) FREEZE=2 ;;  # as the teacher: its lower layers stay pretrained, so the folder holds a delta of the rest
-  sst5) FREEZE=4 ;;
-  *) echo "unknown task $TASK (sst2 or sst5)" >&2; exit 2 ;;
-esac
 mkdir -p "$OUT"
-[ -s "$OUT/texts.txt" ] || cut -d' ' -f2- "$DATA/sst5/train.txt" > "$OUT/texts.txt"
-selfexplain distill --teacher "$TASK-mpnet-mean" --data "$OUT/texts.txt" --holdout 0.05 --dev-fraction 0.05 \
+case $TASK in
+  sst2|sst5)
+    [ "$TASK" = sst2 ] && FREEZE=2 || FREEZE=4  # as the teacher: its lower layers stay pretrained (a small delta)
+    [ -s "$OUT/texts.txt" ] || cut -d' ' -f2- "$DATA/sst5/train.txt" > "$OUT/texts.txt"
+    INPUT=("$OUT/texts.txt") ;;
+  snli)
+    FREEZE=4  # the pairs the teacher trained on (scripts/mpnet_runs.sh); the labels are dropped, the teacher's read
+    [ -s "$OUT/pairs.tsv" ] || head -n -1000 "$DATA/snli/validation.tsv" > "$OUT/pairs.tsv"
+    INPUT=("$OUT/pairs.tsv" --text-column premise --pair-column hypothesis) ;;
+  *) echo "unknown task $TASK (sst2, sst5 or snli)" >&2; exit 2 ;;
+esac
+selfexplain distill --teacher "$TASK-mpnet-mean" --data "${INPUT[@]}" --holdout 0.05 --dev-fraction 0.05 \
   --seed "$SEED" --encoder-layer 8 --max-span-width 4 --freeze-layers "$FREEZE" --encoder-precision bfloat16 \
   --checkpoint-steps 50 --device "$DEVICE" --apostrophes "$APOSTROPHES" \
   --span-representation sic --normaliser entmax15 --lambda 1 --anneal-temperature 10 --epochs 3 --batch-size 32 \

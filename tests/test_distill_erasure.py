@@ -76,20 +76,73 @@ def test_the_progress_bar_moves_by_batch_within_a_part(
     assert "erasure: 10 texts with one word cut, part 1/2" in err and "part 2/2" in err
 
 
-def test_pairs_are_refused_in_one_line(
-    tiny_encoder: Path, teacher: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_a_pair_cuts_each_word_from_its_own_text(tiny_encoder: Path) -> None:
+    tokenizer = AutoTokenizer.from_pretrained(tiny_encoder)
+    cuts = cut_variants(tokenizer, ["a dog runs", "two cats"], pairs=["it moves", "animals"])
+    # words are numbered premise first, then hypothesis; each cut keeps the other text whole
+    assert list(zip(cuts.texts, cuts.pairs or [])) == [
+        ("dog runs", "it moves"), ("a   runs", "it moves"), ("a dog", "it moves"), ("a dog runs", "moves"),
+        ("a dog runs", "it"), ("cats", "animals"), ("two", "animals"), ("two cats", ""),
+    ]  # fmt: skip
+    assert cuts.owners.tolist() == [0] * 5 + [1] * 3
+    # [CLS] a dog runs [SEP] it moves [SEP]: the hypothesis's words carry indices 3 and 4
+    assert cuts.token_words[0] == [None, 0, 1, 2, None, 3, 4, None]
+    single = cut_variants(tokenizer, ["a dog runs"])
+    assert single.pairs is None and single.texts == ["dog runs", "a   runs", "a dog"]
+
+
+def test_pair_effects_are_the_teachers_drop_for_a_word_of_either_text(tiny_encoder: Path, teacher: Path) -> None:
+    source = read_teacher(str(teacher))
+    tokenizer = AutoTokenizer.from_pretrained(tiny_encoder)
+    examples = [Example("a good and warm film", "it was dull"), Example("the plot was slow", "a fine film")]
+    full = teacher_probabilities(source, examples, progress=False)
+    effects = erasure_effects(source, tokenizer, examples, full, progress=False)
+    cuts = cut_variants(tokenizer, [e.text for e in examples], pairs=[e.pair or "" for e in examples])
+    variants = [Example(t, p) for t, p in zip(cuts.texts, cuts.pairs or [])]
+    kept = teacher_probabilities(source, variants, progress=False)
+    for row, (effect, probs, words) in enumerate(zip(effects, full, cuts.token_words)):
+        label = int(probs.argmax())
+        drops = probs[label] - kept[cuts.owners == row, label]
+        expected = torch.tensor([0.0 if w is None else float(drops[w]) for w in words])
+        assert effect.shape == (len(tokenizer(examples[row].text, examples[row].pair)["input_ids"]),)
+        assert torch.allclose(effect, expected, atol=1e-6)
+        second = tokenizer(examples[row].text, examples[row].pair).sequence_ids()
+        assert effect[[s == 1 for s in second]].abs().sum() > 0  # the hypothesis's words have effects too
+
+
+def test_pair_distill_with_erasure_targets_and_own_effects(
+    teacher: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    from selfexplain.methods.training import loop
+
+    seen: list[list[str] | None] = []
+    mix = loop.with_own_effects
+
+    def spy(model, tokenizer, texts, effects, share, max_length=128, pairs=None):
+        seen.append(pairs)
+        return mix(model, tokenizer, texts, effects, share, max_length, pairs)
+
+    monkeypatch.setattr(loop, "with_own_effects", spy)
     data = tmp_path / "pairs.jsonl"
-    data.write_text("\n".join(json.dumps({"text": "a good film", "pair": "it was fine"}) for _ in range(8)) + "\n")
-    argv = ("--text-column", "text", "--pair-column", "pair", "--erasure-weight", "1")
-    assert _distill(teacher, data, tmp_path / "refused", *argv) == 2
-    error = capsys.readouterr().err.strip()
-    assert error == "selfexplain: error: --erasure-weight reads single texts only (the data has sentence pairs)"
-    assert not (tmp_path / "refused").exists()
+    words = ["a good film", "a dull plot", "warm and moving", "slow and boring", "it was fine", "awful acting"]
+    rows = [{"text": words[k % 6], "pair": words[(k * 5 + 1) % 6]} for k in range(24)]
+    data.write_text("\n".join(json.dumps(row) for row in rows) + "\n")
+    argv = ("--text-column", "text", "--pair-column", "pair", "--erasure-weight", "1", "--own-erasure-epoch", "2",
+            "--epochs", "2", "--normaliser", "sparsemax")  # fmt: skip
+    assert _distill(teacher, data, tmp_path / "pairs", *argv) == 0
+    assert "erasure effects: 17 of 17 training texts (100%)" in capsys.readouterr().out
+    cached = [e for e in unpack(load_file(str(tmp_path / "pairs" / "erasure.safetensors"))) if len(e)]
+    assert len(cached) == 17 and all(len(e) >= 6 for e in cached)  # both texts' tokens of every pair
+    config = json.loads((tmp_path / "pairs" / "best" / "selfexplain.json").read_text())
+    assert config["pair"] is True
+    # epoch 2 read the student's own effects, with each batch's hypotheses beside their premises
+    assert seen and all(pairs is not None and len(pairs) > 0 and set(pairs) <= set(words) for pairs in seen)
+    # the option checks still refuse in one line
     assert _distill(teacher, data, tmp_path / "refused", "--erasure-weight", "-1") == 2
     assert "--erasure-weight must be 0 or above" in capsys.readouterr().err
     assert _distill(teacher, data, tmp_path / "refused", "--erasure-temperature", "0") == 2
     assert "--erasure-temperature must be above 0" in capsys.readouterr().err
+    assert not (tmp_path / "refused").exists()
 
 
 def test_distill_caches_the_effects_of_the_chosen_texts_and_trains_on_them(
@@ -155,6 +208,33 @@ def test_own_effects_are_the_models_own_probability_drop(tiny_encoder: Path) -> 
         assert effect.abs().sum() > 0
 
 
+def test_a_pair_models_own_effects_cut_a_word_of_either_text(tiny_encoder: Path) -> None:
+    from conftest import make_explainer
+
+    from selfexplain.methods.training.erasure_targets import own_effects
+
+    explainer = make_explainer(tiny_encoder, pair=True, seed=5)
+    model, tokenizer = explainer.model, explainer.tokenizer
+    texts, pairs = ["a good and warm film", "the plot was slow"], ["it was dull", "a fine film"]
+    effects = own_effects(model, tokenizer, texts, pairs=pairs)
+
+    def probs(text: str, pair: str) -> torch.Tensor:
+        ((_, batch),) = plan_inputs(tokenizer, [text], [pair], 128, "truncate").batches
+        with torch.no_grad():
+            return torch.softmax(model(**batch.model_inputs(torch.device("cpu"))).logits[0], dim=-1)
+
+    cuts = cut_variants(tokenizer, texts, pairs=pairs)
+    for row, (text, pair, effect) in enumerate(zip(texts, pairs, effects)):
+        whole = probs(text, pair)
+        label = int(whole.argmax())
+        mine = [k for k in range(len(cuts.texts)) if cuts.owners[k] == row]
+        drops = [float(whole[label] - probs(cuts.texts[k], (cuts.pairs or [])[k])[label]) for k in mine]
+        words = cuts.token_words[row]
+        expected = torch.tensor([0.0 if w is None else drops[w] for w in words])
+        assert effect.shape == (len(words),) and torch.allclose(effect, expected, atol=1e-5)
+        assert effect.abs().sum() > 0
+
+
 def test_with_own_effects_mixes_only_the_texts_that_have_effects(
     tiny_encoder: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -169,8 +249,9 @@ def test_with_own_effects_mixes_only_the_texts_that_have_effects(
     seen: list[list[str]] = []
     original = erasure.own_effects
 
-    def spy(model, tokenizer, chosen, max_length=128, batch_size=64):
+    def spy(model, tokenizer, chosen, max_length=128, batch_size=64, pairs=None):
         seen.append(list(chosen))
+        assert pairs is None
         return original(model, tokenizer, chosen, max_length, batch_size)
 
     monkeypatch.setattr(erasure, "own_effects", spy)
@@ -206,9 +287,9 @@ def test_own_erasure_reads_the_student_from_its_epoch_on(
     epochs: list[int] = []
     reads = erasure.own_effects
 
-    def counted(model, tokenizer, texts, max_length=128, batch_size=64):
+    def counted(model, tokenizer, texts, max_length=128, batch_size=64, pairs=None):
         epochs.append(len(history))
-        return reads(model, tokenizer, texts, max_length, batch_size)
+        return reads(model, tokenizer, texts, max_length, batch_size, pairs)
 
     history: list[int] = []
     evaluate = loop.predict_examples
@@ -232,7 +313,7 @@ def test_own_erasure_reads_the_student_from_its_epoch_on(
 def test_word_effects_undo_token_effects(tiny_encoder: Path) -> None:
     tokenizer = AutoTokenizer.from_pretrained(tiny_encoder)
     texts = ["the film wasn't unwatchable.", "fine"]
-    token_words, _, _ = cut_variants(tokenizer, texts)
+    token_words = cut_variants(tokenizer, texts).token_words
     kept = torch.tensor([0.9, 0.5, 0.7, 0.6, 0.8, 0.1, 0.4, 0.3])  # p(c | cut), 7 words then 1
     full = torch.tensor([1.0, 0.5])
     for text, effect, drops in zip(texts, token_effects(full, kept, token_words), [1.0 - kept[:7], 0.5 - kept[7:]]):

@@ -82,7 +82,7 @@ def add_command(commands: Any) -> None:
         "--erasure-weight", type=float, default=0.0, metavar="W",
         help="weight of the erasure term: the span scores learn how much deleting each word lowers the "
         "teacher's probability of its label (one teacher pass per word of every text, cached; 0 = off; "
-        "single texts only; docs/surrogates.md)",
+        "in a pair, a word of either text is cut from its own; docs/surrogates.md)",
     )  # fmt: skip
     distill.add_argument(
         "--erasure-texts", type=int, default=None, metavar="N",

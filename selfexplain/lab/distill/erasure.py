@@ -25,7 +25,6 @@ import torch
 from transformers import PreTrainedTokenizerBase
 
 from selfexplain.data import Example
-from selfexplain.errors import InvalidInputError
 from selfexplain.lab.distill.teacher import Teacher, teacher_probabilities
 from selfexplain.methods.training.erasure_targets import cut_variants, token_effects
 
@@ -44,12 +43,12 @@ def erasure_effects(
     """Per example, a ``[N]`` float tensor over its ``N`` tokens (as the student tokenises it, special
     tokens included): ``p(c | text) - p(c | text without the token's word)`` for the teacher's label
     ``c``, 0 on special tokens. ``probabilities`` ``[E, C]``: the teacher's on the whole texts (cached
-    by the caller). Single texts only: a pair has two texts to cut from, which this does not handle."""
-    if any(e.pair for e in examples):
-        raise InvalidInputError("--erasure-weight reads single texts only (the data has sentence pairs)")
+    by the caller). In a pair a word of either text is cut from its own text, the other kept whole."""
     labels = probabilities.argmax(dim=1)  # [E]
-    token_words, cuts, owners = cut_variants(tokenizer, [e.text for e in examples], apostrophes)
-    variants = [Example(cut) for cut in cuts]
+    pairs = [e.pair or "" for e in examples] if any(e.pair for e in examples) else None
+    cuts = cut_variants(tokenizer, [e.text for e in examples], apostrophes, pairs)
+    owners = cuts.owners
+    variants = [Example(text, cuts.pairs[k] if cuts.pairs is not None else None) for k, text in enumerate(cuts.texts)]
     kept = torch.empty(len(variants))  # p(c | text without word) per variant
     parts = range(0, len(variants), CHUNK)
     for number, lo in enumerate(parts, start=1):
@@ -58,7 +57,7 @@ def erasure_effects(
         part = teacher_probabilities(teacher, chunk, max_length, progress=progress, description=description)  # [V, C]
         kept[lo : lo + CHUNK] = part.gather(1, labels[owners[lo : lo + CHUNK]].unsqueeze(1)).squeeze(1)
     full = probabilities.gather(1, labels.unsqueeze(1)).squeeze(1)  # [E]
-    return token_effects(full, kept, token_words)
+    return token_effects(full, kept, cuts.token_words)
 
 
 def pack(effects: Sequence[torch.Tensor]) -> dict[str, torch.Tensor]:

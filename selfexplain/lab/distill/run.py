@@ -171,8 +171,6 @@ def distill(
     student_encoder, init_from, note = student_start(teacher, encoder, pretrained_encoder)  # may refuse: first
     print(note)
     pair = any(e.pair for e in examples)
-    if pair and options.erasure_weight:
-        raise InvalidInputError("--erasure-weight reads single texts only (the data has sentence pairs)")
     try:  # the student's options are checked by the config itself, before the teacher labels anything
         config = ModelConfig(
             encoder=student_encoder, label_names=list(teacher.label_names), pair=pair,

@@ -13,7 +13,7 @@ own model object, so it is called here, not through :class:`~selfexplain.core.pi
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import torch
 from transformers import PreTrainedTokenizerBase
@@ -24,21 +24,50 @@ if TYPE_CHECKING:
     from selfexplain.core.modeling.model import SelfExplainingModel
 
 
+class Cuts(NamedTuple):
+    """Every input's one-word cuts (:func:`cut_variants`). ``token_words``: per input, its tokens' word
+    indices; ``texts`` / ``pairs``: the cut inputs in order (``pairs`` None for single texts); ``owners``
+    ``[V]``: the input each cut comes from."""
+
+    token_words: list[list[int | None]]
+    texts: list[str]
+    pairs: list[str] | None
+    owners: torch.Tensor
+
+
+def input_words(
+    tokenizer: PreTrainedTokenizerBase, text: str, pair: str | None = None, apostrophes: str = "split"
+) -> tuple[list[int | None], list[tuple[int, int]], list[int]]:
+    """Per token of the input as the student reads it (special tokens included; ``apostrophes``: the
+    student's setting): its word's index, or None; per word, its characters ``(start, end)`` in its own
+    text; and per word, that text (0: ``text``, 1: ``pair``). Words are numbered text first, then pair."""
+    row = tokenise_inputs(tokenizer, [text], [pair] if pair is not None else None, apostrophes).rows[0]
+    words: dict[tuple[int, int], list[int]] = {}
+    for (start, end), side, word in zip(row.offsets, row.sequence_ids, row.word_ids):
+        if word is not None and side is not None and end > start:
+            span = words.setdefault((side, word), [start, end])
+            span[0], span[1] = min(span[0], start), max(span[1], end)
+    order = sorted(words)
+    index = {key: k for k, key in enumerate(order)}
+    token_words = [
+        index.get((side, word)) if word is not None and side is not None else None
+        for side, word in zip(row.sequence_ids, row.word_ids)
+    ]
+    return token_words, [(words[key][0], words[key][1]) for key in order], [side for side, _ in order]
+
+
 def word_spans(
     tokenizer: PreTrainedTokenizerBase, text: str, apostrophes: str = "split"
 ) -> tuple[list[int | None], list[tuple[int, int]]]:
     """Per token of ``text`` as the student reads it (special tokens included; ``apostrophes``: the
     student's setting): its word's index, or None; and per word, its characters ``(start, end)`` in ``text``."""
-    row = tokenise_inputs(tokenizer, [text], apostrophes=apostrophes).rows[0]
-    words: dict[int, list[int]] = {}
-    for (start, end), word in zip(row.offsets, row.word_ids):
-        if word is not None and end > start:
-            span = words.setdefault(word, [start, end])
-            span[0], span[1] = min(span[0], start), max(span[1], end)
-    order = sorted(words)
-    index = {word: k for k, word in enumerate(order)}
-    token_words = [index.get(word) if word is not None else None for word in row.word_ids]
-    return token_words, [(words[w][0], words[w][1]) for w in order]
+    token_words, spans, _ = input_words(tokenizer, text, None, apostrophes)
+    return token_words, spans
+
+
+def cut(text: str, start: int, end: int) -> str:
+    """``text`` without its characters ``[start, end)``."""
+    return (text[:start] + " " + text[end:]).strip()
 
 
 def word_cuts(
@@ -47,21 +76,30 @@ def word_cuts(
     """Per token of ``text`` as the student reads it (special tokens included): its word's index,
     or None; and per word, the text with that word's characters cut out."""
     token_words, spans = word_spans(tokenizer, text, apostrophes)
-    return token_words, [(text[:start] + " " + text[end:]).strip() for start, end in spans]
+    return token_words, [cut(text, start, end) for start, end in spans]
 
 
 def cut_variants(
-    tokenizer: PreTrainedTokenizerBase, texts: Sequence[str], apostrophes: str = "split"
-) -> tuple[list[list[int | None]], list[str], torch.Tensor]:
-    """Per text, its tokens' word indices (:func:`word_cuts`); every text's one-word cuts, in order; and
-    ``[V]`` the text each cut comes from."""
-    token_words, variants, owner = [], [], []
+    tokenizer: PreTrainedTokenizerBase,
+    texts: Sequence[str],
+    apostrophes: str = "split",
+    pairs: Sequence[str] | None = None,
+) -> Cuts:
+    """Per input, its tokens' word indices (:func:`input_words`) and every input's one-word cuts, in
+    order. With ``pairs`` a word of either text is cut from its own text and the other text is kept."""
+    token_words: list[list[int | None]] = []
+    variants: list[str] = []
+    sides: list[str] = []
+    owner: list[int] = []
     for row, text in enumerate(texts):
-        words, cuts = word_cuts(tokenizer, text, apostrophes)
+        pair = pairs[row] if pairs is not None else None
+        words, spans, where = input_words(tokenizer, text, pair, apostrophes)
         token_words.append(words)
-        variants.extend(cuts)
-        owner.extend([row] * len(cuts))
-    return token_words, variants, torch.tensor(owner, dtype=torch.long)
+        for (start, end), side in zip(spans, where):
+            variants.append(cut(text, start, end) if side == 0 else text)
+            sides.append(cut(pair or "", start, end) if side == 1 else (pair or ""))
+        owner.extend([row] * len(spans))
+    return Cuts(token_words, variants, sides if pairs is not None else None, torch.tensor(owner, dtype=torch.long))
 
 
 def token_effects(
@@ -102,15 +140,18 @@ def own_effects(
     texts: Sequence[str],
     max_length: int = 128,
     batch_size: int = 64,
+    pairs: Sequence[str] | None = None,
 ) -> list[torch.Tensor]:
     """The same effects as :func:`selfexplain.lab.distill.erasure.erasure_effects`, read by ``model``
-    itself: per text ``[N]``, ``p(c | text) - p(c | text without the token's word)`` for the class ``c``
-    the model predicts on the whole text. Without gradient and in eval mode (the model's training mode
-    is restored); inputs longer than ``max_length`` tokens are read cut to fit."""
-    token_words, variants, owners = cut_variants(tokenizer, texts, model.config.apostrophes)
-    inputs = [*texts, *variants]
+    itself: per input ``[N]``, ``p(c | input) - p(c | input without the token's word)`` for the class ``c``
+    the model predicts on the whole input (``pairs``: the second texts of a pair model; a word of either
+    text is cut from its own). Without gradient and in eval mode (the model's training mode is restored);
+    inputs longer than ``max_length`` tokens are read cut to fit."""
+    cuts = cut_variants(tokenizer, texts, model.config.apostrophes, pairs)
+    inputs = [*texts, *cuts.texts]
+    sides = [*pairs, *cuts.pairs] if pairs is not None and cuts.pairs is not None else None
     settings = WindowSettings.of(model.config)
-    plan = plan_inputs(tokenizer, inputs, None, max_length, "truncate", settings, batch_size=batch_size)
+    plan = plan_inputs(tokenizer, inputs, sides, max_length, "truncate", settings, batch_size=batch_size)
     device = next(model.parameters()).device
     probs = torch.empty(len(inputs), len(model.config.label_names))  # [E + V, C]
     training = model.training
@@ -123,8 +164,8 @@ def own_effects(
         model.train(training)
     full = probs[: len(texts)]
     labels = full.argmax(dim=1)  # [E]
-    kept = probs[len(texts) :].gather(1, labels[owners].unsqueeze(1)).squeeze(1)  # [V]
-    return token_effects(full.gather(1, labels.unsqueeze(1)).squeeze(1), kept, token_words)
+    kept = probs[len(texts) :].gather(1, labels[cuts.owners].unsqueeze(1)).squeeze(1)  # [V]
+    return token_effects(full.gather(1, labels.unsqueeze(1)).squeeze(1), kept, cuts.token_words)
 
 
 def with_own_effects(
@@ -134,15 +175,18 @@ def with_own_effects(
     effects: Sequence[torch.Tensor],
     share: float,
     max_length: int = 128,
+    pairs: Sequence[str] | None = None,
 ) -> list[torch.Tensor]:
-    """``effects`` (the teacher's, per text; empty where a text has none) mixed with the model's own
-    (:func:`own_effects`): ``(1 - share) * teacher + share * own``, on the texts that have effects only
-    (the others stay empty, so the erasure term still reads the texts the caller chose)."""
+    """``effects`` (the teacher's, per input; empty where an input has none) mixed with the model's own
+    (:func:`own_effects`; ``pairs``: a pair model's second texts): ``(1 - share) * teacher + share * own``,
+    on the inputs that have effects only (the others stay empty, so the erasure term still reads the
+    inputs the caller chose)."""
     rows = [row for row, effect in enumerate(effects) if len(effect)]
     mixed = list(effects)
     if not rows:
         return mixed
-    own = own_effects(model, tokenizer, [texts[row] for row in rows], max_length)
-    for row, mine in zip(rows, own):  # the same tokenizer and text: the teacher's effects have the same [N]
+    chosen = [pairs[row] for row in rows] if pairs is not None else None
+    own = own_effects(model, tokenizer, [texts[row] for row in rows], max_length, pairs=chosen)
+    for row, mine in zip(rows, own):  # the same tokenizer and input: the teacher's effects have the same [N]
         mixed[row] = (1.0 - share) * effects[row] + share * mine
     return mixed

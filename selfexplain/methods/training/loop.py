@@ -243,10 +243,11 @@ def batch_loss(
     ``own_erasure`` they are mixed with the model's own effects, read first (``options.own_erasure_share``).
     Training runs its own model object, so it calls it here."""
     core = model.module if hasattr(model, "module") else model
+    pairs = [e.pair or "" for e in chunk] if core.config.pair else None
     if own_erasure and effects is not None and core.span_layer is not None and options.erasure_weight:
         texts = [e.text for e in chunk]
-        effects = with_own_effects(core, tokenizer, texts, effects, options.own_erasure_share, options.max_length)
-    pairs = [e.pair or "" for e in chunk] if core.config.pair else None
+        share = options.own_erasure_share
+        effects = with_own_effects(core, tokenizer, texts, effects, share, options.max_length, pairs)
     windows = options.long_inputs == "windows" and not core.config.pair
     long = "windows" if windows else "truncate"
     plan = plan_inputs(
