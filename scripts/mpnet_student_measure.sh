@@ -8,7 +8,7 @@
 # The SST-2 student is also read on 300 long movie reviews (binary accuracy) and against their marked words.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-TASK=${1:?usage: bash scripts/mpnet_student_measure.sh sst2|sst5}
+TASK=${1:?usage: bash scripts/mpnet_student_measure.sh sst2|sst5|snli}
 DATA=${DATA:-../shared/data}
 RUN=${RUN:-runs/$TASK-student/distill-s${SEED:-42}}
 OUT="$RUN/measure"
@@ -22,10 +22,9 @@ source scripts/student_task.sh  # test, dev, trees, dev_trees, heldout, heldout_
 [ -d "$OLD" ] || cp -r "assets/models/$TASK-mpnet" "$OLD"
 
 echo "== $(date -u +%H:%M) dev (the selection rule)"
-head -300 "$dev" > "$OUT/dev300.txt"
 [ -s "$OUT/dev-eval.json" ] || selfexplain eval --model "$M" --data "$dev" --no-progress > "$OUT/dev-eval.json"
-[ -s "$OUT/sharp-dev/sharpness.csv" ] || selfexplain sharpness --model "$M" --data "$OUT/dev300.txt" "${dev_trees[@]}" \
-  --out "$OUT/sharp-dev" --no-progress
+[ -s "$OUT/sharp-dev/sharpness.csv" ] || selfexplain sharpness --model "$M" --data "$dev" "${dev_trees[@]}" \
+  --limit 300 --out "$OUT/sharp-dev" --no-progress
 
 echo "== $(date -u +%H:%M) test and held-out text"
 for pair in "student $M" "mean $TASK-mpnet-mean" "old $OLD"; do
@@ -37,8 +36,8 @@ selfexplain paired-test "$OUT/student-test.jsonl" "$OUT/mean-test.jsonl" | tee "
 selfexplain paired-test "$OUT/student-test.jsonl" "$OUT/old-test.jsonl" | tee "$OUT/mcnemar-vs-old.txt"
 [ -s "$OUT/fidelity-test.txt" ] || selfexplain fidelity --model "$M" --teacher "$TASK-mpnet-mean" --data "$test" \
   --txt labelled > "$OUT/fidelity-test.txt"
-[ -s "$OUT/sharp-test300/sharpness.csv" ] || selfexplain sharpness --model "$M" --data "$test" "${trees[@]}" \
-  --limit 300 --out "$OUT/sharp-test300" --no-progress
+[ -s "$OUT/sharp-test$limit/sharpness.csv" ] || selfexplain sharpness --model "$M" --data "$test" "${trees[@]}" \
+  --limit "$limit" --out "$OUT/sharp-test$limit" --no-progress
 [ -s "$OUT/sharp-heldout/sharpness.csv" ] || selfexplain sharpness --model "$M" --data "$heldout" \
   --out "$OUT/sharp-heldout" --no-progress
 [ -s "$OUT/heldout-eval.json" ] || selfexplain eval --model "$M" --data "$heldout" --no-progress > "$OUT/heldout-eval.json"
@@ -57,17 +56,28 @@ if [ "$TASK" = sst2 ]; then
     --no-progress --out "$OUT/plausibility-movies.json" | tail -n 12
 fi
 
+if [ "$TASK" = snli ]; then
+  CARD_DATA=(--dataset stanfordnlp/snli
+    --data train "the 8,842 pairs the teacher trained on (SNLI validation.tsv less its last 1,000), gold labels \
+dropped, labelled by the teacher snli-mpnet-mean, less the dev and held-out pairs: 7,958 pairs (the teacher's \
+word-deletion effects on 3,000 of them)"
+    --data dev "442 of the same pairs (agreement with the teacher by epoch; best/ keeps the last, --keep last); \
+dev accuracy on gold labels: the last 1,000 pairs of SNLI validation.tsv"
+    --data "held out" "442 of the same pairs, never trained on (agreement with the teacher)")
+else
+  CARD_DATA=(--dataset stanfordnlp/sst
+    --data train "the 8,544 SST-5 train sentences, gold labels dropped, labelled by the teacher $TASK-mpnet-mean, \
+less the dev and held-out texts: 7,690 texts (the teacher's word-deletion effects on 3,000 of them)"
+    --data dev "427 of the same texts (agreement with the teacher by epoch; best/ keeps the last, --keep last); \
+dev accuracy on gold labels: $name dev"
+    --data "held out" "427 of the same texts, never trained on (agreement with the teacher)")
+fi
 if [ -n "${SHIP:-}" ]; then
   echo "== $(date -u +%H:%M) ship as $TASK-mpnet"
   rm -rf "$OUT/ship" && cp -r "$M" "$OUT/ship"
   python scripts/finish_card.py "$OUT/ship" --name "$TASK-mpnet" --own-model --dev-accuracy "$OUT/dev-eval.json" \
-    --baseline "assets/models/$TASK-mpnet-mean" --dataset stanfordnlp/sst \
-    --data train "the 8,544 SST-5 train sentences, gold labels dropped, labelled by the teacher $TASK-mpnet-mean, less \
-the dev and held-out texts: 7,690 texts (the teacher's word-deletion effects on 3,000 of them)" \
-    --data dev "427 of the same texts (agreement with the teacher by epoch; best/ keeps the last, --keep last); \
-dev accuracy on gold labels: $name dev" \
-    --data "held out" "427 of the same texts, never trained on (agreement with the teacher)" \
-    --sharpness "$OUT/sharp-test300" "$name test, first 300" --sharpness "$OUT/sharp-heldout" "$heldout_name" \
+    --baseline "assets/models/$TASK-mpnet-mean" "${CARD_DATA[@]}" \
+    --sharpness "$OUT/sharp-test$limit" "$name test, first $limit" --sharpness "$OUT/sharp-heldout" "$heldout_name" \
     "${LIMITATIONS[@]}"
   rm -rf "assets/models/$TASK-mpnet" && cp -r "$OUT/ship" "assets/models/$TASK-mpnet"
   selfexplain eval --model "$TASK-mpnet" --data "$test" --record --no-progress
