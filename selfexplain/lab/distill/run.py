@@ -36,7 +36,13 @@ from selfexplain.lab.distill.fidelity import (
 )
 from selfexplain.lab.distill.offsets import LabelOffsets
 from selfexplain.lab.distill.record import record_distillation
-from selfexplain.lab.distill.teacher import Teacher, read_teacher, student_start, teacher_probabilities
+from selfexplain.lab.distill.teacher import (
+    Teacher,
+    read_teacher,
+    student_start,
+    teacher_fingerprint,
+    teacher_probabilities,
+)
 from selfexplain.methods.training.loop import TrainOptions, train
 
 TEACHER_CACHE = "teacher.safetensors"
@@ -57,20 +63,28 @@ class DistillResult:
     offsets: LabelOffsets | None = None
 
 
+def stamped(path: Path, stamp: dict[str, str], before: dict[str, str]) -> bool:
+    """Whether the cache at ``path`` holds ``stamp`` (the teacher keyed by its fingerprint,
+    :func:`~selfexplain.lab.distill.teacher.teacher_fingerprint`) or ``before``: the same run's stamp as
+    caches written before fingerprints had it, keyed by the teacher's folder."""
+    from safetensors import safe_open
+
+    with safe_open(str(path), "pt") as handle:
+        saved = handle.metadata() or {}
+    return saved in (stamp, before)
+
+
 def cached_teacher_probabilities(
-    teacher: Teacher, examples: Sequence[Example], out: Path, options: TrainOptions
+    teacher: Teacher, examples: Sequence[Example], out: Path, options: TrainOptions, fingerprint: str | None = None
 ) -> torch.Tensor:
     """The teacher's probabilities over all ``examples``: read from ``OUT/teacher.safetensors`` when it
-    holds this teacher on this data, else computed and written. A folder holding a run on other data or
-    another teacher is refused (resuming it would mix two runs)."""
+    holds this teacher (``fingerprint``, computed when not given) on this data, else computed and written.
+    A folder holding a run on other data or another teacher is refused (resuming it would mix two runs)."""
     path = out / TEACHER_CACHE
-    stamp = {"teacher": teacher.location, "data": data_fingerprint(examples), "labels": json.dumps(teacher.label_names)}
+    fingerprint = fingerprint or teacher_fingerprint(teacher)
+    stamp = {"teacher": fingerprint, "data": data_fingerprint(examples), "labels": json.dumps(teacher.label_names)}
     if path.is_file():
-        from safetensors import safe_open
-
-        with safe_open(str(path), "pt") as handle:
-            saved = handle.metadata() or {}
-        if saved == stamp:
+        if stamped(path, stamp, {**stamp, "teacher": teacher.location}):
             return load_file(str(path))["probabilities"]
         if (out / "last").exists():
             raise InvalidInputError(
@@ -93,6 +107,7 @@ def cached_erasure_effects(
     options: TrainOptions,
     rows: Sequence[int],
     apostrophes: str = "split",
+    fingerprint: str | None = None,
 ) -> list[torch.Tensor]:
     """The teacher's word-deletion effects (:mod:`selfexplain.lab.distill.erasure`) over the examples of
     ``rows`` (the others get none: an empty tensor), read from ``OUT/erasure.safetensors`` when it holds
@@ -102,17 +117,17 @@ def cached_erasure_effects(
     from selfexplain.lab.distill.erasure import erasure_effects, pack, unpack
 
     path = out / ERASURE_CACHE
-    stamp = {"teacher": teacher.location, "data": data_fingerprint(examples), "tokenizer": encoder}
+    fingerprint = fingerprint or teacher_fingerprint(teacher)
+    # a Hugging Face teacher's folder is also the student's tokenizer: keyed by its fingerprint too
+    tokenizer_key = fingerprint if encoder == teacher.location else encoder
+    stamp = {"teacher": fingerprint, "data": data_fingerprint(examples), "tokenizer": tokenizer_key}
     stamp["max_length"] = str(options.max_length)
     if apostrophes != "split":  # caches written before the option stay valid for split words
         stamp["apostrophes"] = apostrophes
     stamp["rows"] = hashlib.sha256(json.dumps(sorted(rows)).encode()).hexdigest()
-    if path.is_file():
-        from safetensors import safe_open
-
-        with safe_open(str(path), "pt") as handle:
-            if (handle.metadata() or {}) == stamp:
-                return unpack(load_file(str(path)))
+    before = {**stamp, "teacher": teacher.location, "tokenizer": encoder}
+    if path.is_file() and stamped(path, stamp, before):
+        return unpack(load_file(str(path)))
     tokenizer = load_tokenizer(encoder)
     chosen = sorted(rows)
     texts = [examples[i] for i in chosen]
@@ -179,7 +194,8 @@ def distill(
     except ValueError as err:
         raise InvalidInputError(f"the student: {err}") from err
     splits = split_indices(len(examples), holdout, dev, options.seed)
-    probabilities = cached_teacher_probabilities(teacher, examples, out, options)
+    fingerprint = teacher_fingerprint(teacher)
+    probabilities = cached_teacher_probabilities(teacher, examples, out, options, fingerprint)
     labelled = teacher_labelled(examples, probabilities)
     effects = None
     if options.erasure_weight:
@@ -187,7 +203,7 @@ def distill(
         if erasure_texts is not None and erasure_texts < len(rows):
             rows = random.Random(options.seed).sample(rows, erasure_texts)
         effects = cached_erasure_effects(
-            teacher, student_encoder, examples, probabilities, out, options, rows, config.apostrophes
+            teacher, student_encoder, examples, probabilities, out, options, rows, config.apostrophes, fingerprint
         )
         # the term's pull against a carrier token weakens as it reaches fewer texts (docs/surrogates.md)
         share = len(rows) / len(splits.train)

@@ -10,6 +10,7 @@ whose ``model_type`` transformers does not know, or one whose architecture has n
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,6 +25,9 @@ from selfexplain.errors import InvalidInputError
 TeacherKind = Literal["selfexplain", "huggingface"]
 # encoder config fields that must agree before a student's encoder takes the teacher's weights
 SHAPE_FIELDS = ("hidden_size", "num_hidden_layers", "intermediate_size", "vocab_size", "n_embd", "n_layer")
+# the files of a teacher folder its predictions depend on (besides its *.safetensors weights)
+READ_FILES = ("config.json", "selfexplain.json", "tokenizer.json", "tokenizer_config.json", "vocab.txt", "merges.txt")
+RECORDS = ("metrics", "name")  # selfexplain.json fields that record a model, not what it computes
 
 
 @dataclass(frozen=True)
@@ -177,3 +181,26 @@ def teacher_probabilities(
     labels = list(teacher.label_names)
     targets = teacher_targets(teacher.location, examples, labels, max_length, batch_size, progress, description)
     return targets.probabilities.float()
+
+
+def teacher_fingerprint(teacher: Teacher) -> str:
+    """What caches of the teacher's outputs are keyed by: SHA-256 over the files of its folder that its
+    predictions depend on (weights, configs, tokenizer; ``selfexplain.json`` less its recorded metrics and
+    name), so a moved or copied checkout keeps its caches and a retrained teacher does not. A Hub id (no
+    folder here) as named."""
+    folder = Path(teacher.location)
+    if not folder.is_dir():
+        return teacher.location
+    digest = hashlib.sha256()
+    for path in sorted(folder.iterdir()):
+        if not path.is_file() or (path.suffix != ".safetensors" and path.name not in READ_FILES):
+            continue
+        if path.name == "selfexplain.json":
+            raw = json.loads(path.read_text(encoding="utf-8"))
+            kept = {key: value for key, value in raw.items() if key not in RECORDS}
+            part = hashlib.sha256(json.dumps(kept, sort_keys=True).encode("utf-8"))
+        else:
+            with path.open("rb") as handle:
+                part = hashlib.file_digest(handle, "sha256")
+        digest.update(path.name.encode("utf-8") + b"\0" + part.digest())
+    return "sha256:" + digest.hexdigest()
