@@ -12,7 +12,8 @@
 #   bash scripts/distill_mpnet.sh snli     # teacher snli-mpnet-mean on its own 8,842 training pairs (SNLI
 #                                          # validation.tsv less its last 1,000, the dev pairs), into runs/snli-student
 # DEVICE=cuda trains on a GPU; SEED=43 another seed; APOSTROPHES=joined keeps "doesn't" one word (its own
-# OUT, e.g. OUT=runs/sst2-joined; docs/accuracy.md, "Whole words").
+# OUT, e.g. OUT=runs/sst2-joined; docs/accuracy.md, "Whole words"). EXTRA="--complement-weight 3" adds or
+# overrides options of `selfexplain distill` for a candidate recipe (its own OUT, e.g. OUT=runs/sst2-comp3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TASK=${1:?usage: bash scripts/distill_mpnet.sh sst2|sst5|snli}
@@ -21,6 +22,7 @@ OUT=${OUT:-runs/$TASK-student}
 SEED=${SEED:-42}
 DEVICE=${DEVICE:-auto}
 APOSTROPHES=${APOSTROPHES:-split}
+read -r -a EXTRA_ARGS <<< "${EXTRA:-}"
 mkdir -p "$OUT"
 case $TASK in
   sst2|sst5)
@@ -39,4 +41,5 @@ selfexplain distill --teacher "$TASK-mpnet-mean" --data "${INPUT[@]}" --holdout 
   --span-representation sic --normaliser entmax15 --lambda 1 --anneal-temperature 10 --epochs 3 --batch-size 32 \
   --lr 3e-5 --dropout 0 --temperature 2 --teacher-loss mse --teacher-weight 6 --complement-weight 1 \
   --sufficiency-weight 1 --removal-weight 1 --erasure-weight 1 --erasure-temperature 0.01 --erasure-texts 3000 \
-  --own-erasure-epoch 3 --keep last --compact --name "$TASK-mpnet-student" --out "$OUT/distill-s$SEED"
+  --own-erasure-epoch 3 --keep last --compact --name "$TASK-mpnet-student" --out "$OUT/distill-s$SEED" \
+  ${EXTRA_ARGS[@]+"${EXTRA_ARGS[@]}"}

@@ -4,6 +4,7 @@
 #   bash scripts/mpnet_student_measure.sh sst2          # measure into runs/TASK-student/measure
 #   SHIP=1 bash scripts/mpnet_student_measure.sh sst2   # and ship it as TASK-mpnet (card, test accuracy, speed)
 #   RUN=runs/sst2-joined/distill-s42 bash scripts/mpnet_student_measure.sh sst2   # another run folder
+#   DEV_ONLY=1 RUN=runs/sst2-comp3/distill-s42 bash ...  # a candidate: its dev figures only (no test is read)
 # Resumable: a figure already written is not measured again (delete its file to measure it again).
 # The SST-2 student is also read on 300 long movie reviews (binary accuracy) and against their marked words.
 set -euo pipefail
@@ -25,6 +26,10 @@ echo "== $(date -u +%H:%M) dev (the selection rule)"
 [ -s "$OUT/dev-eval.json" ] || selfexplain eval --model "$M" --data "$dev" --no-progress > "$OUT/dev-eval.json"
 [ -s "$OUT/sharp-dev/sharpness.csv" ] || selfexplain sharpness --model "$M" --data "$dev" "${dev_trees[@]}" \
   --limit 300 --out "$OUT/sharp-dev" --no-progress
+if [ -n "${DEV_ONLY:-}" ]; then
+  cat "$OUT/dev-eval.json" "$OUT/sharp-dev/sharpness.md"
+  echo "== $(date -u +%H:%M) done (dev only)"; exit 0
+fi
 
 echo "== $(date -u +%H:%M) test and held-out text"
 for pair in "student $M" "mean $TASK-mpnet-mean" "old $OLD"; do

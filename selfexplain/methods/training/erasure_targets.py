@@ -89,7 +89,7 @@ def cut_variants(
     order. With ``pairs`` a word of either text is cut from its own text and the other text is kept."""
     token_words: list[list[int | None]] = []
     variants: list[str] = []
-    sides: list[str] = []
+    cut_pairs: list[str] = []
     owner: list[int] = []
     for row, text in enumerate(texts):
         pair = pairs[row] if pairs is not None else None
@@ -97,9 +97,9 @@ def cut_variants(
         token_words.append(words)
         for (start, end), side in zip(spans, where):
             variants.append(cut(text, start, end) if side == 0 else text)
-            sides.append(cut(pair or "", start, end) if side == 1 else (pair or ""))
+            cut_pairs.append(cut(pair or "", start, end) if side == 1 else (pair or ""))
         owner.extend([row] * len(spans))
-    return Cuts(token_words, variants, sides if pairs is not None else None, torch.tensor(owner, dtype=torch.long))
+    return Cuts(token_words, variants, cut_pairs if pairs is not None else None, torch.tensor(owner, dtype=torch.long))
 
 
 def token_effects(
@@ -149,9 +149,9 @@ def own_effects(
     inputs longer than ``max_length`` tokens are read cut to fit."""
     cuts = cut_variants(tokenizer, texts, model.config.apostrophes, pairs)
     inputs = [*texts, *cuts.texts]
-    sides = [*pairs, *cuts.pairs] if pairs is not None and cuts.pairs is not None else None
+    second_texts = [*pairs, *cuts.pairs] if pairs is not None and cuts.pairs is not None else None
     settings = WindowSettings.of(model.config)
-    plan = plan_inputs(tokenizer, inputs, sides, max_length, "truncate", settings, batch_size=batch_size)
+    plan = plan_inputs(tokenizer, inputs, second_texts, max_length, "truncate", settings, batch_size=batch_size)
     device = next(model.parameters()).device
     probs = torch.empty(len(inputs), len(model.config.label_names))  # [E + V, C]
     training = model.training
