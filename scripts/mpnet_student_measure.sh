@@ -20,7 +20,7 @@ LIMITATIONS=()
 [ -f "scripts/limitations/$TASK-mpnet.txt" ] && while IFS= read -r line; do LIMITATIONS+=(--limitation "$line"); done \
   < "scripts/limitations/$TASK-mpnet.txt"
 source scripts/student_task.sh  # test, dev, trees, dev_trees, heldout, heldout_name, name; makes OUT
-[ -d "$OLD" ] || cp -r "assets/models/$TASK-mpnet" "$OLD"
+[ -d "$OLD" ] || { mkdir -p "$(dirname "$OLD")"; cp -r "assets/models/$TASK-mpnet" "$OLD"; }
 
 echo "== $(date -u +%H:%M) dev (the selection rule)"
 [ -s "$OUT/dev-eval.json" ] || selfexplain eval --model "$M" --data "$dev" --no-progress > "$OUT/dev-eval.json"
