@@ -13,6 +13,7 @@ from selfexplain.lab.plausibility.metrics import alpha_token_f1s, plausibility
 from selfexplain.lab.sharpness.measures import (
     MEASURES,
     both_sides_share,
+    closing_punctuation,
     markdown_summary,
     multi_span_share,
     nonzero_spans,
@@ -78,6 +79,23 @@ def test_a_top_span_repeated_across_inputs_is_counted() -> None:
     assert np.nanmean(values) == pytest.approx(0.8)
     assert np.isnan(repeated_top_span(["."] * 9 + [""])).all()  # nine top spans: too few to say
     assert np.nanmean(repeated_top_span([f"w{i}" for i in range(12)])) == pytest.approx(1 / 12)
+
+
+def test_a_top_span_on_the_closing_punctuation_is_flagged() -> None:
+    """The closing "." alone or with the word before it counts; a word, a "." inside the text, a top span
+    of the other text of a pair that does not reach its end, and an input without weight do not."""
+    # the(0) ending(1) rolls(2) .(3)
+    assert closing_punctuation(explanation("the ending rolls .", {(2, 3): 0.9, (1, 1): 0.1})) == 1.0
+    assert closing_punctuation(explanation("the ending rolls .", {(3, 3): 1.0})) == 1.0
+    assert closing_punctuation(explanation("the ending rolls .", {(1, 1): 0.9, (2, 3): 0.1})) == 0.0
+    assert closing_punctuation(explanation("the ending rolls", {(2, 2): 1.0})) == 0.0  # a last word, no "."
+    assert closing_punctuation(explanation("dull . but fine", {(0, 1): 1.0})) == 0.0  # a "." mid-text
+    assert np.isnan(closing_punctuation(explanation("the ending rolls .", {})))
+    # premise: a(0) man(1) sings(2) .(3); hypothesis: someone(4) sings(5) .(6)
+    pair = "someone sings ."
+    assert closing_punctuation(explanation("a man sings .", {(5, 6): 1.0}, pair=pair)) == 1.0
+    assert closing_punctuation(explanation("a man sings .", {(2, 3): 1.0}, pair=pair)) == 1.0
+    assert closing_punctuation(explanation("a man sings .", {(4, 5): 1.0}, pair=pair)) == 0.0
 
 
 def test_words_and_top_span_length_in_words() -> None:
@@ -236,5 +254,6 @@ def test_registry_names_and_one_span_marks() -> None:
     assert keys == [m.key for m in measures]
     assert len(keys) == len(set(keys))
     new = {"top_span_words", "nonzero_spans", "multi_span_share", "both_sides_share", "deletion_beats_random"}
+    assert MEASURES["closing_punctuation"].higher_is_better is False
     assert new | {"top_out_flip", "sst_phrase_agreement", "rationale_token_f1"} <= set(keys)
     assert {m.key for m in measures if m.trivial_when_one_span} == {"max_alpha", "effective_spans", "top3_mass"}

@@ -3,8 +3,9 @@
 Pure functions of an :class:`~selfexplain.core.results.explanation.Explanation`: the largest alpha, the
 effective number of spans ``exp(H(alpha))``, the alpha mass of the top 3 spans, Spearman's correlation
 between each token's alpha mass and the position prior ``(t + 1)(T - t)``, the share of the top 5 spans that
-split a word, and, for sparse alpha, the top span's length in words, the number of spans with alpha > 0 and
-(pairs) whether both texts hold one; over many inputs, whether an input's top span is the most common one.
+split a word, and, for sparse alpha, the top span's length in words, the number of spans with alpha > 0,
+(pairs) whether both texts hold one and whether the top span ends on the text's closing punctuation; over
+many inputs, whether an input's top span is the most common one.
 :mod:`selfexplain.lab.sharpness.measures_model` has the measures that run the model again.
 
 Each measure, with its computation over a batch, is registered in :mod:`selfexplain.lab.sharpness.columns`;
@@ -148,6 +149,22 @@ def both_sides_share(explanation: Explanation) -> float:
     starts, _, weights = explanation.ranking
     segments = np.array([t.segment for t in explanation.tokens], dtype=np.int64)[starts[weights > 0]]
     return float(np.isin([0, 1], segments).all())
+
+
+def closing_punctuation(explanation: Explanation) -> float:
+    """1.0 when the top span (alpha > 0) ends on its text's last token and that token is punctuation only
+    (the closing "." alone or with the words before it), else 0.0; NaN when no span has alpha > 0.
+    A contextual encoder's final "." can hold the whole sentence, so a model can route a label through
+    it with a word attached ("roll ."): a carrier that :func:`repeated_top_span` does not count, since
+    the attached word differs from input to input."""
+    span = positive_top_span(explanation)
+    if span is None:
+        return float("nan")
+    segments = np.array([t.segment for t in explanation.tokens], dtype=np.int64)
+    last = int(np.flatnonzero(segments == span.segment)[-1])
+    token = explanation.tokens[last]
+    piece = explanation.segment_text(span.segment)[token.start : token.end].strip()
+    return float(span.end_token == last and bool(piece) and not any(c.isalnum() for c in piece))
 
 
 REPEAT_MIN_INPUTS = 10  # below this many top spans, "the most common one" says nothing

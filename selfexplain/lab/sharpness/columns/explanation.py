@@ -4,7 +4,8 @@ alpha (:mod:`selfexplain.lab.sharpness.measures`) and agreement with people
 
 Per input: the largest alpha, ``exp(H(alpha))``, the top-3 mass, Spearman with the position prior, the
 share of the top 5 spans that split a word, the top span's words and length, the spans with alpha > 0,
-whether both texts of a pair hold one, and (with SST trees) the polarity of the top span's phrase. Over the
+whether both texts of a pair hold one, whether the top span ends on the closing punctuation, and
+(with SST trees) the polarity of the top span's phrase. Over the
 whole data: whether an input's top span is the most common one, and (with human rationales) the token F1 of
 alpha's hard rationale, whose length depends on the data set's mean rationale share.
 """
@@ -18,6 +19,7 @@ import numpy as np
 from selfexplain.lab.plausibility.metrics import alpha_token_f1s
 from selfexplain.lab.sharpness.measures import (
     both_sides_share,
+    closing_punctuation,
     effective_spans,
     max_alpha,
     multi_span_share,
@@ -129,6 +131,10 @@ register_measure(
 register_measure(
     Measure(key="repeated_top_span", label="inputs whose top span is the most common top span",
             higher_is_better=False, rank=130, compute=top_spans, finish=repeated)
+)  # fmt: skip
+register_measure(
+    Measure(key="closing_punctuation", label="top span ends on the closing punctuation", higher_is_better=False,
+            target="<= 0.10", rank=135, compute=each(closing_punctuation))
 )  # fmt: skip
 register_measure(
     Measure(key="sst_phrase_agreement", label="top span's SST phrase has the predicted polarity",
