@@ -12,7 +12,7 @@ import streamlit as st
 
 from selfexplain.core.modeling.config import ModelConfig
 from selfexplain.core.modeling.model_card import ModelCard
-from selfexplain.lab.distill.carrier import CARRIER_INPUTS, CARRIER_SHARE
+from selfexplain.lab.distill.carrier import CARRIER_INPUTS, CARRIER_SHARE, CLOSING_SHARE
 from selfexplain.views.highlight import escape_text
 
 
@@ -35,11 +35,17 @@ def surrogate_line(config: ModelConfig, card: ModelCard | None) -> str | None:
     distance = f" (mean TVD {tvd:.3f})" if tvd is not None else ""
     line = f"{line}: it predicts that model's label on {agreement:.1%}{on}{distance}."
     repeated = config.metrics.get("surrogate_top_span_share")
+    closing = config.metrics.get("surrogate_closing_share")
+    checked = f"the first {min(int(examples), CARRIER_INPUTS):,} of them" if examples else "them"
     if repeated is not None and repeated >= CARRIER_SHARE:
-        checked = f"the first {min(int(examples), CARRIER_INPUTS):,} of them" if examples else "them"
         line += (
             f" **Its alpha is a carrier**: one span is the top span of {repeated:.0%} of {checked}, so its"
             " spans do not show what decided."
+        )
+    elif closing is not None and closing > CLOSING_SHARE:
+        line += (
+            f" **Its alpha is a carrier**: its top span ends on the closing punctuation on {closing:.0%} of"
+            f" {checked}, so those spans do not show what decided."
         )
     return line
 

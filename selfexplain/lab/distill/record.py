@@ -71,7 +71,8 @@ def record_distillation(
     """After ``selfexplain distill``: the student's config metrics and card say whose surrogate it is and
     how faithful it is on the held-out split. The dev split's agreement (what chose the checkpoint) is
     kept apart: ``train`` stored it as ``dev_accuracy``, which here would read as accuracy on gold labels.
-    ``alpha``: the held-out top-span check (``surrogate_top_span_share``; a carrier adds a limitation)."""
+    ``alpha``: the held-out top-span check (``surrogate_top_span_share``, ``surrogate_closing_share``; a
+    carrier adds a limitation)."""
     config = ModelConfig.load(folder)
     metrics = {k: v for k, v in config.metrics.items() if k != "dev_accuracy"}
     metrics.update(
@@ -81,8 +82,11 @@ def record_distillation(
         surrogate_dev_agreement=dev.agreement,
     )
     metrics.pop("surrogate_top_span_share", None)
+    metrics.pop("surrogate_closing_share", None)
     if alpha is not None and not math.isnan(alpha.share):
         metrics["surrogate_top_span_share"] = alpha.share
+    if alpha is not None and not math.isnan(alpha.closing):
+        metrics["surrogate_closing_share"] = alpha.closing
     config.metrics = metrics
     config.save(folder)
     card = _card(folder, config)
