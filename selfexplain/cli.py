@@ -24,9 +24,11 @@ from selfexplain.cli_support import (
     add_max_chars_option,
     add_run_options,
     add_selectivity_terms,
+    add_span_edges_option,
     check_selectivity_terms,
     read_model_examples,
     run_options,
+    span_edge_ids,
 )
 from selfexplain.core.modeling.normalisers import DEFAULT_NORMALISER, normaliser_names
 from selfexplain.errors import USER_ERRORS
@@ -64,6 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="word: spans start and end on word boundaries (default); piece: any sub-word piece",
     )  # fmt: skip
     add_apostrophes_option(train)
+    add_span_edges_option(train)
     train.add_argument(
         "--normaliser", choices=normaliser_names(), default=DEFAULT_NORMALISER,
         help="map from span scores to alpha; sparsemax and entmax15 give alpha true zeros",
@@ -219,6 +222,7 @@ def run_train(args: argparse.Namespace) -> int:
             max_span_width=args.max_span_width,
             span_unit=args.span_unit,
             apostrophes=args.apostrophes,
+            punctuation_ids=span_edge_ids(args.encoder, args.span_edges),
             normaliser=args.normaliser,
             span_length_prior=args.span_length_prior,
             segment_alpha=pair and args.head == "span" and args.pair_alpha == "per-segment",

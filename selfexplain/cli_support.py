@@ -35,6 +35,25 @@ def add_apostrophes_option(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
 
 
+def add_span_edges_option(parser: argparse.ArgumentParser) -> None:
+    """``--span-edges any|words``: whether a span may start or end on punctuation (``ModelConfig.punctuation_ids``)."""
+    parser.add_argument(
+        "--span-edges", choices=("any", "words"), default="any",
+        help="words: no span starts or ends on a punctuation piece, so the closing full stop cannot carry the "
+        "decision (default any: every span)",
+    )  # fmt: skip
+
+
+def span_edge_ids(encoder: str, edges: str) -> list[int]:
+    """The ``punctuation_ids`` of a new model on ``encoder`` with ``--span-edges edges``."""
+    if edges != "words":
+        return []
+    from selfexplain.core.inputs.words import punctuation_ids
+    from selfexplain.core.modeling.encoders import load_tokenizer
+
+    return punctuation_ids(load_tokenizer(encoder))
+
+
 def add_fused_option(parser: argparse.ArgumentParser) -> None:
     """``--no-fused``: run the span layer eager instead of natively (selfexplain.core.modeling.native_spans)."""
     parser.add_argument(

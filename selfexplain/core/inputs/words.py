@@ -6,13 +6,35 @@ marks the whole "doesn't"."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 
 import numpy as np
+from transformers import PreTrainedTokenizerBase
 
 # an apostrophe followed by a letter glues what follows it; one with a letter on both sides glues both sides
 _BEFORE_LETTER = re.compile(r"['\u2019](?=[^\W\d_])")
 _INSIDE_WORD = re.compile(r"(?<=[^\W\d_])['\u2019](?=[^\W\d_])")
+
+
+# how tokenizers mark a piece that continues a word or starts one (WordPiece, SentencePiece, byte-level BPE)
+_PIECE_MARKS = ("##", "\u2581", "\u0120")
+
+
+def punctuation_ids(tokenizer: PreTrainedTokenizerBase) -> list[int]:
+    """The ids of the tokenizer's pieces made only of punctuation and symbols ("." "," "!" "##-" "..."),
+    special tokens left out, in increasing order: the pieces a span may not start or end on when a model's
+    span edges are words (``ModelConfig.punctuation_ids``)."""
+    special = set(tokenizer.all_special_ids)
+    found = []
+    for piece, index in tokenizer.get_vocab().items():
+        for mark in _PIECE_MARKS:
+            if piece.startswith(mark) and len(piece) > len(mark):
+                piece = piece[len(mark) :]
+                break
+        if index not in special and piece and all(unicodedata.category(c)[0] in "PS" for c in piece):
+            found.append(index)
+    return sorted(found)
 
 
 def _positions(pattern: re.Pattern[str], text: str) -> np.ndarray:

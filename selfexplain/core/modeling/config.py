@@ -21,6 +21,8 @@ MAX_CONFIG_BYTES = 4_000_000  # a config is read whole: a larger (or endless) fi
 MAX_LABELS = 10_000
 MAX_LABEL_CHARS = 200  # as a pin's label (selfexplain.core.results.checks)
 MAX_NAME_CHARS = 200
+MAX_PUNCTUATION_IDS = 100_000
+MAX_VOCABULARY = 10_000_000
 
 
 @dataclass
@@ -45,7 +47,11 @@ class ModelConfig:
     classifier reads both weighted sums side by side ``[p; h]`` (folders written before the option
     existed load with one distribution over both texts). ``span_length_prior`` is taken from each
     span's score per piece beyond the first (``o(i,j) - prior * (j - i)``): 0 (the paper) lets long
-    spans compete on equal terms, larger values favour short ones.
+    spans compete on equal terms, larger values favour short ones. ``punctuation_ids``: token ids a span may
+    not start or end on (:func:`selfexplain.core.inputs.words.punctuation_ids`: the tokenizer's pieces of
+    punctuation and symbols), so every span starts and ends on a word and the closing full stop cannot carry
+    the decision; a text (or one text of a pair) with no such span keeps all its spans. Empty (the default,
+    and folders written before the option): any piece may.
     """
 
     encoder: str
@@ -65,6 +71,7 @@ class ModelConfig:
     normaliser: str = DEFAULT_NORMALISER
     segment_alpha: bool = False
     span_length_prior: float = 0.0
+    punctuation_ids: list[int] = field(default_factory=list)
     name: str = ""
     metrics: dict[str, float] = field(default_factory=dict)
 
@@ -134,6 +141,14 @@ class ModelConfig:
             not isinstance(self.max_span_width, int) or isinstance(self.max_span_width, bool)
         ):
             raise ValueError(f"max_span_width must be an integer or null, got {self.max_span_width!r}")
+        ids = self.punctuation_ids
+        if not isinstance(ids, list) or len(ids) > MAX_PUNCTUATION_IDS or not all(
+            isinstance(i, int) and not isinstance(i, bool) and 0 <= i < MAX_VOCABULARY for i in ids
+        ):
+            raise ValueError(
+                f"punctuation_ids must be a list of at most {MAX_PUNCTUATION_IDS:,} token ids "
+                f"(0 to {MAX_VOCABULARY - 1:,})"
+            )
         if not isinstance(self.label_names, list) or not all(isinstance(n, str) for n in self.label_names):
             raise ValueError(f"label_names must be a list of strings, got {self.label_names!r}")
         if self.span_representation not in ("sic", "mean"):
@@ -148,6 +163,11 @@ class ModelConfig:
     @property
     def num_labels(self) -> int:
         return len(self.label_names)
+
+    @property
+    def span_edges(self) -> str:
+        """"words" when spans may not start or end on punctuation (``punctuation_ids``), else "any"."""
+        return "words" if self.punctuation_ids else "any"
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, sort_keys=True)

@@ -86,6 +86,14 @@ class SelfExplainingModel(nn.Module):
             self.span_layer.uniform = config.uniform_alpha
             self.span_layer.normaliser = config.normaliser  # type: ignore[assignment]
             self.span_layer.length_prior = config.span_length_prior
+        # True on the token ids a span may not start or end on ([vocab]; None when any may)
+        table = None
+        if config.punctuation_ids:
+            size = max(int(self.encoder.config.vocab_size), max(config.punctuation_ids) + 1)
+            table = torch.zeros(size, dtype=torch.bool)
+            table[torch.tensor(config.punctuation_ids)] = True
+        self.punctuation: torch.Tensor | None
+        self.register_buffer("punctuation", table, persistent=False)
         self.dropout = nn.Dropout(config.dropout)
         # per-segment alpha: the classifier reads the premise's and the hypothesis's weighted sums side by side
         self.output = nn.Linear(hidden * (2 if config.segment_alpha else 1), config.num_labels)
@@ -156,6 +164,20 @@ class SelfExplainingModel(nn.Module):
         logits = torch.where(sides[0], parts[0].logits, parts[1].logits)
         return SpanLayerOutput(pooled=pooled, logits=logits, alpha=alpha)
 
+    def _word_edges(
+        self, input_ids: torch.Tensor, valid: torch.Tensor, starts: torch.Tensor, ends: torch.Tensor,
+        segments: torch.Tensor,
+    ) -> torch.Tensor:  # fmt: skip
+        """``valid`` ``[B, S]`` less the spans that start or end on a punctuation id (``input_ids`` ``[B, N]``,
+        ``segments`` ``[B, S]`` the text of each slot); a text left with no span keeps all of its own."""
+        if self.punctuation is None:
+            return valid
+        blocked = self.punctuation[input_ids.clamp(0, self.punctuation.numel() - 1)]  # [B, N]
+        kept = valid & ~blocked[:, starts] & ~blocked[:, ends]
+        side = segments.clamp(0, 1)
+        has = torch.stack([(kept & (side == text)).any(dim=1) for text in (0, 1)], dim=1)  # [B, 2]
+        return torch.where(has.gather(1, side), kept, valid)
+
     @property
     def num_encoder_layers(self) -> int:
         """The encoder layers this model runs: exactly those on the path to the decision (1..k for a head that
@@ -218,6 +240,7 @@ class SelfExplainingModel(nn.Module):
             else:
                 valid = span_validity(token_mask, segment_ids, starts, ends)
             segments = segment_ids[:, starts]
+            valid = self._word_edges(input_ids, valid, starts, ends, segments)
             spans = self.read_spans(hidden, valid, starts, ends, segments)
             pooled, alpha = spans.pooled, spans.alpha
             extras.update(alpha=alpha, span_logits=spans.logits, span_valid=valid, span_starts=starts, span_ends=ends)
@@ -262,6 +285,8 @@ class SelfExplainingModel(nn.Module):
         if self.span_layer is not None:
             flat = hidden.reshape(1, -1, hidden.shape[-1])
             valid = torch.ones(1, span_starts.numel(), dtype=torch.bool, device=hidden.device)
+            flat_ids = input_ids.reshape(1, -1)
+            valid = self._word_edges(flat_ids, valid, span_starts, span_ends, torch.zeros_like(valid, dtype=torch.long))
             spans = self.span_layer(flat, valid, span_starts, span_ends)
             pooled, alpha = spans.pooled, spans.alpha
             extras = {"alpha": alpha, "span_logits": spans.logits, "span_valid": valid, "span_inputs": flat}

@@ -447,7 +447,10 @@ def card_from_config(config: ModelConfig, sources: Mapping[str, Scalar] | None =
         dict.fromkeys(str(v)[3:].split(":")[0] for _, v in data if str(v).startswith("hf:") and len(str(v)) > 3)
     )
     command = extra.pop("command", None)
-    recipe = tuple((name, getattr(config, key)) for key, name in CONFIG_RECIPE.items()) + tuple(extra.items())
+    recipe = tuple((name, getattr(config, key)) for key, name in CONFIG_RECIPE.items())
+    if config.punctuation_ids:  # listed only when set, so the cards of earlier models read as they did
+        recipe += (("span_edges", f"words ({len(config.punctuation_ids):,} punctuation pieces start or end no span)"),)
+    recipe += tuple(extra.items())
     examples = config.metrics.get("test_examples")
     return ModelCard(
         name=config.name or "model",

@@ -81,6 +81,10 @@ def document_of(plan: WindowPlan, output: ModelOutput, text: str, info: ReadoutI
     """A windowed text's forward as a sparse :class:`Document` (its spans as ``[S]`` lists)."""
     assert output.alpha is not None
     first, last = plan.span_tokens()
+    alpha = output.alpha[0].detach().float().cpu().numpy()
+    if output.span_valid is not None:  # spans the model rules out (punctuation edges) are no spans of it
+        keep = output.span_valid[0].cpu().numpy()
+        first, last, alpha = first[keep], last[keep], alpha[keep]
     tokens: Sequence[Token] = [
         Token(text[a:b], a, b, 0, piece) for (a, b), piece in zip(plan.offsets, plan.pieces)
     ]  # one Token object per real token
@@ -93,7 +97,7 @@ def document_of(plan: WindowPlan, output: ModelOutput, text: str, info: ReadoutI
         window_size=plan.inner,
         starts=first,
         ends=last,
-        alpha=output.alpha[0].detach().float().cpu().numpy(),
+        alpha=alpha,
         model_name=info.model_name,
         span_unit=info.span_unit,
     )

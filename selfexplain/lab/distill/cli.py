@@ -17,6 +17,7 @@ from selfexplain.cli_support import (
     add_fused_option,
     add_run_options,
     add_selectivity_terms,
+    add_span_edges_option,
     check_selectivity_terms,
     run_options,
 )
@@ -59,6 +60,7 @@ def add_command(commands: Any) -> None:
     distill.add_argument("--span-representation", choices=["sic", "mean"], default="sic")
     distill.add_argument("--span-unit", choices=["word", "piece"], default="word")
     add_apostrophes_option(distill)
+    add_span_edges_option(distill)
     distill.add_argument(
         "--encoder-layer", type=int, default=-1, help="hidden-state index feeding the span layer (as train)"
     )
@@ -215,7 +217,7 @@ def run_distill(args: argparse.Namespace) -> int:
     examples = _texts(args)
     student = {
         "span_representation": args.span_representation, "span_unit": args.span_unit,
-        "apostrophes": args.apostrophes,
+        "apostrophes": args.apostrophes, "span_edges": args.span_edges,
         "normaliser": args.normaliser, "lambda_": args.lambda_, "name": args.name or args.out.name,
         "encoder_layer": args.encoder_layer, "max_span_width": args.max_span_width,
         "span_length_prior": args.span_length_prior,

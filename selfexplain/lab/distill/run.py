@@ -22,6 +22,8 @@ from typing import Any
 import torch
 from safetensors.torch import load_file, save_file
 
+from selfexplain.core.inputs.words import punctuation_ids
+from selfexplain.core.modeling.encoders import load_tokenizer
 from selfexplain.core.pipeline import SelfExplainer, load_model
 from selfexplain.data import Example
 from selfexplain.errors import InvalidInputError
@@ -186,10 +188,13 @@ def distill(
     student_encoder, init_from, note = student_start(teacher, encoder, pretrained_encoder)  # may refuse: first
     print(note)
     pair = any(e.pair for e in examples)
+    student = dict(student)
+    words_only = student.pop("span_edges", "any") == "words"
+    edges = punctuation_ids(load_tokenizer(student_encoder)) if words_only else []
     try:  # the student's options are checked by the config itself, before the teacher labels anything
         config = ModelConfig(
             encoder=student_encoder, label_names=list(teacher.label_names), pair=pair,
-            segment_alpha=pair and student.get("head", "span") == "span", **student,
+            segment_alpha=pair and student.get("head", "span") == "span", punctuation_ids=edges, **student,
         )  # fmt: skip
     except ValueError as err:
         raise InvalidInputError(f"the student: {err}") from err
