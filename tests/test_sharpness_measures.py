@@ -14,6 +14,7 @@ from selfexplain.lab.sharpness.measures import (
     MEASURES,
     both_sides_share,
     closing_punctuation,
+    closing_word,
     markdown_summary,
     multi_span_share,
     nonzero_spans,
@@ -96,6 +97,19 @@ def test_a_top_span_on_the_closing_punctuation_is_flagged() -> None:
     assert closing_punctuation(explanation("a man sings .", {(5, 6): 1.0}, pair=pair)) == 1.0
     assert closing_punctuation(explanation("a man sings .", {(2, 3): 1.0}, pair=pair)) == 1.0
     assert closing_punctuation(explanation("a man sings .", {(4, 5): 1.0}, pair=pair)) == 0.0
+
+
+def test_a_top_span_on_the_last_word_is_counted_with_or_without_the_full_stop() -> None:
+    assert closing_word(explanation("the ending rolls .", {(2, 2): 0.9, (1, 1): 0.1})) == 1.0
+    assert closing_word(explanation("the ending rolls .", {(2, 3): 1.0})) == 1.0
+    assert closing_word(explanation("the ending rolls", {(1, 2): 1.0})) == 1.0
+    assert closing_word(explanation("the ending rolls .", {(1, 1): 0.9, (2, 2): 0.1})) == 0.0
+    assert closing_word(explanation("dull . but fine", {(0, 1): 1.0})) == 0.0
+    assert np.isnan(closing_word(explanation("the ending rolls .", {})))
+    assert np.isnan(closing_word(explanation("! ?", {(0, 0): 1.0})))  # no word at all
+    pair = "someone sings ."  # premise a(0) man(1) sings(2) .(3); hypothesis someone(4) sings(5) .(6)
+    assert closing_word(explanation("a man sings .", {(5, 5): 1.0}, pair=pair)) == 1.0
+    assert closing_word(explanation("a man sings .", {(1, 1): 1.0}, pair=pair)) == 0.0
 
 
 def test_words_and_top_span_length_in_words() -> None:

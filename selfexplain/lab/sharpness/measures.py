@@ -167,6 +167,23 @@ def closing_punctuation(explanation: Explanation) -> float:
     return float(span.end_token == last and bool(piece) and not any(c.isalnum() for c in piece))
 
 
+def closing_word(explanation: Explanation) -> float:
+    """1.0 when the top span (alpha > 0) reaches its text's last word (the last token with a letter or
+    digit; closing punctuation after it set aside, so this counts every :func:`closing_punctuation` input
+    too), else 0.0; NaN when no span has alpha > 0 or the text has no word. Descriptive: the last word is
+    often the reason, but a model whose spans may not end on punctuation can route a label through the
+    end of the sentence with the word there instead, and this share shows it beside a model's siblings."""
+    span = positive_top_span(explanation)
+    if span is None:
+        return float("nan")
+    text = explanation.segment_text(span.segment)
+    words = [
+        k for k, t in enumerate(explanation.tokens)
+        if t.segment == span.segment and any(c.isalnum() for c in text[t.start : t.end])
+    ]  # fmt: skip
+    return float(span.end_token >= words[-1]) if words else float("nan")
+
+
 REPEAT_MIN_INPUTS = 10  # below this many top spans, "the most common one" says nothing
 
 

@@ -20,6 +20,7 @@ from selfexplain.lab.plausibility.metrics import alpha_token_f1s
 from selfexplain.lab.sharpness.measures import (
     both_sides_share,
     closing_punctuation,
+    closing_word,
     effective_spans,
     max_alpha,
     multi_span_share,
@@ -135,6 +136,10 @@ register_measure(
 register_measure(
     Measure(key="closing_punctuation", label="top span ends on the closing punctuation", higher_is_better=False,
             target="<= 0.10", rank=135, compute=each(closing_punctuation))
+)  # fmt: skip
+register_measure(
+    Measure(key="closing_word", label="top span reaches the text's last word", higher_is_better=None, rank=136,
+            compute=each(closing_word))
 )  # fmt: skip
 register_measure(
     Measure(key="sst_phrase_agreement", label="top span's SST phrase has the predicted polarity",
