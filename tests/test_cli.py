@@ -146,3 +146,19 @@ def test_version(capsys) -> None:
     with pytest_module.raises(SystemExit) as stop:
         main(["--version"])
     assert stop.value.code == 0 and capsys.readouterr().out.startswith("selfexplain ")
+
+
+def test_train_with_span_edges_on_words(tiny_encoder: Path, tmp_path: Path) -> None:
+    from selfexplain.core.modeling.config import ModelConfig
+    from selfexplain.core.pipeline import load_model
+
+    data = tmp_path / "train.txt"
+    data.write_text("".join(f"{i % 2} the film was {'great' if i % 2 else 'dull'} .\n" for i in range(8)))
+    out = tmp_path / "run"
+    argv = ["train", "--encoder", str(tiny_encoder), "--train", str(data), "--dev", str(data), "--out", str(out)]
+    argv += ["--labels", "neg,pos", "--epochs", "1", "--batch-size", "4", "--no-progress", "--span-edges", "words"]
+    assert main(argv) == 0
+    assert ModelConfig.load(out / "best").span_edges == "words"
+    explanation = load_model(out / "best").explain("the film was dull .")
+    rows, cols = explanation.span_mask.nonzero()
+    assert "." not in {explanation.tokens[k].text for k in [*rows, *cols]} and len(rows) == 10

@@ -344,3 +344,19 @@ def test_a_joined_student_cuts_and_caches_whole_words(
     pieces = tokenizer.convert_ids_to_tokens(tokenizer("it doesn't work and the film's plot isn't slow")["input_ids"])
     doesnt = [k for k, p in enumerate(pieces) if p in ("doesn", "'", "t")][:3]
     assert len(effect) == len(pieces) and len({float(effect[k]) for k in doesnt}) == 1
+
+
+def test_a_student_with_word_edges_keeps_them(teacher: Path, tmp_path: Path) -> None:
+    from selfexplain.core.modeling.config import ModelConfig
+    from selfexplain.core.pipeline import load_model
+
+    texts = tmp_path / "texts.txt"
+    texts.write_text("".join(f"the film was {w} .\n" for w in ("great", "dull") * 8))
+    out = tmp_path / "edges"
+    extra = ("--epochs", "1", "--erasure-weight", "0.5", "--erasure-texts", "4", "--span-edges", "words")
+    assert _distill(teacher, texts, out, *extra) == 0
+    assert ModelConfig.load(out / "best").span_edges == "words"
+    explanation = load_model(out / "best").explain("the film was dull .")
+    rows, cols = explanation.span_mask.nonzero()
+    assert "." not in {explanation.tokens[k].text for k in [*rows, *cols]}
+    assert explanation.alpha.sum() == pytest.approx(1.0)
