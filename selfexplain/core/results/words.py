@@ -32,14 +32,17 @@ _SENTENCE_END = frozenset({".", "!", "?", "...", "…"})
 def word_of_token(explanation: Explanation) -> np.ndarray:
     """``[T]`` word index. For a word-level model (``span_unit == "word"``) the words are the model's
     own units (the tokenizer's pre-tokenizer words, apostrophes joined when the model's ``apostrophes``
-    is "joined": a token starts one exactly when a valid span starts there), so word-level alpha is the
-    model's alpha. Otherwise words are whitespace-delimited: a token starts a new word unless it touches
-    the previous token (no gap in the text, same segment), so "isn't" and "un-watchable" are one word."""
+    is "joined": a token starts one exactly when a valid span starts there or ends just before it, so a
+    punctuation mark no span may start or end on, ``ModelConfig.punctuation_ids``, is a word of its own),
+    so word-level alpha is the model's alpha. Otherwise words are whitespace-delimited: a token starts a new
+    word unless it touches the previous token (no gap in the text, same segment), so "isn't" and
+    "un-watchable" are one word."""
     tokens = explanation.tokens
     if not tokens:
         return np.zeros(0, dtype=int)
     if explanation.span_unit == "word" and explanation.span_mask.shape[0] == len(tokens):
         starts_word = explanation.span_mask.any(axis=1)
+        starts_word[1:] |= explanation.span_mask.any(axis=0)[:-1]
         starts_word[0] = True
         return np.cumsum(starts_word) - 1
     starts = np.array([t.start for t in tokens])
