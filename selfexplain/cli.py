@@ -28,7 +28,6 @@ from selfexplain.cli_support import (
     check_selectivity_terms,
     read_model_examples,
     run_options,
-    span_edge_ids,
 )
 from selfexplain.core.modeling.normalisers import DEFAULT_NORMALISER, normaliser_names
 from selfexplain.errors import USER_ERRORS
@@ -190,6 +189,7 @@ def _label_names(text: str | None) -> list[str] | None:
 
 def run_train(args: argparse.Namespace) -> int:
     from selfexplain.core.modeling.config import ModelConfig
+    from selfexplain.core.modeling.encoders import span_edge_ids
     from selfexplain.errors import InvalidInputError
     from selfexplain.methods.training.loop import TrainOptions, train
 

@@ -44,16 +44,6 @@ def add_span_edges_option(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
 
 
-def span_edge_ids(encoder: str, edges: str) -> list[int]:
-    """The ``punctuation_ids`` of a new model on ``encoder`` with ``--span-edges edges``."""
-    if edges != "words":
-        return []
-    from selfexplain.core.inputs.words import punctuation_ids
-    from selfexplain.core.modeling.encoders import load_tokenizer
-
-    return punctuation_ids(load_tokenizer(encoder))
-
-
 def add_fused_option(parser: argparse.ArgumentParser) -> None:
     """``--no-fused``: run the span layer eager instead of natively (selfexplain.core.modeling.native_spans)."""
     parser.add_argument(

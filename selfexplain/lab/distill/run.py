@@ -22,8 +22,7 @@ from typing import Any
 import torch
 from safetensors.torch import load_file, save_file
 
-from selfexplain.core.inputs.words import punctuation_ids
-from selfexplain.core.modeling.encoders import load_tokenizer
+from selfexplain.core.modeling.encoders import span_edge_ids
 from selfexplain.core.pipeline import SelfExplainer, load_model
 from selfexplain.data import Example
 from selfexplain.errors import InvalidInputError
@@ -189,8 +188,7 @@ def distill(
     print(note)
     pair = any(e.pair for e in examples)
     student = dict(student)
-    words_only = student.pop("span_edges", "any") == "words"
-    edges = punctuation_ids(load_tokenizer(student_encoder)) if words_only else []
+    edges = span_edge_ids(student_encoder, student.pop("span_edges", "any"))
     try:  # the student's options are checked by the config itself, before the teacher labels anything
         config = ModelConfig(
             encoder=student_encoder, label_names=list(teacher.label_names), pair=pair,
