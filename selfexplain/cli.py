@@ -188,8 +188,8 @@ def _label_names(text: str | None) -> list[str] | None:
 
 
 def run_train(args: argparse.Namespace) -> int:
+    from selfexplain.core.inputs.words import span_edge_ids
     from selfexplain.core.modeling.config import ModelConfig
-    from selfexplain.core.modeling.encoders import span_edge_ids
     from selfexplain.errors import InvalidInputError
     from selfexplain.methods.training.loop import TrainOptions, train
 

@@ -12,10 +12,9 @@ import torch
 from helpers import make_explainer
 from transformers import AutoTokenizer
 
-from selfexplain.core.inputs.words import punctuation_ids
+from selfexplain.core.inputs.words import punctuation_ids, span_edge_ids
 from selfexplain.core.modeling.checkpoint import save_model
 from selfexplain.core.modeling.config import ModelConfig
-from selfexplain.core.modeling.encoders import span_edge_ids
 from selfexplain.core.modeling.model_card import card_from_config
 from selfexplain.core.pipeline import load_model
 from selfexplain.core.results.words import word_view

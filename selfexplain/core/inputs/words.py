@@ -12,6 +12,8 @@ from collections.abc import Sequence
 import numpy as np
 from transformers import PreTrainedTokenizerBase
 
+from selfexplain.core.modeling.encoders import load_tokenizer
+
 # an apostrophe followed by a letter glues what follows it; one with a letter on both sides glues both sides
 _BEFORE_LETTER = re.compile(r"['\u2019](?=[^\W\d_])")
 _INSIDE_WORD = re.compile(r"(?<=[^\W\d_])['\u2019](?=[^\W\d_])")
@@ -35,6 +37,12 @@ def punctuation_ids(tokenizer: PreTrainedTokenizerBase) -> list[int]:
         if index not in special and piece and all(unicodedata.category(c)[0] in "PS" for c in piece):
             found.append(index)
     return sorted(found)
+
+
+def span_edge_ids(encoder: str, edges: str) -> list[int]:
+    """The ``ModelConfig.punctuation_ids`` of a new model on ``encoder`` whose span edges are ``edges``:
+    the tokenizer's punctuation pieces for "words", none for "any"."""
+    return punctuation_ids(load_tokenizer(encoder)) if edges == "words" else []
 
 
 def _positions(pattern: re.Pattern[str], text: str) -> np.ndarray:

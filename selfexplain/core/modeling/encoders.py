@@ -14,7 +14,6 @@ from transformers import AutoConfig, AutoModel, AutoTokenizer, PreTrainedModel, 
 from transformers.utils import logging as hf_logging
 
 from selfexplain import settings
-from selfexplain.core.inputs.words import punctuation_ids
 from selfexplain.core.modeling.families import prepare_tokenizer
 from selfexplain.core.modeling.packaged import MPNET_ALIASES, packaged_mpnet_path
 from selfexplain.errors import EncoderNotFoundError, UnsafeWeightsError
@@ -91,12 +90,6 @@ def load_tokenizer(name: str) -> PreTrainedTokenizerBase:
     if not tokenizer.is_fast:
         raise EncoderNotFoundError(f"{name!r} has no fast tokenizer; character offsets need one")
     return prepare_tokenizer(tokenizer)
-
-
-def span_edge_ids(encoder: str, edges: str) -> list[int]:
-    """The ``ModelConfig.punctuation_ids`` of a new model on ``encoder`` whose span edges are ``edges``:
-    the tokenizer's punctuation pieces for "words", none for "any"."""
-    return punctuation_ids(load_tokenizer(encoder)) if edges == "words" else []
 
 
 def load_encoder(name: str, pretrained: bool = True) -> PreTrainedModel:

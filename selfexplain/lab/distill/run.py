@@ -22,7 +22,7 @@ from typing import Any
 import torch
 from safetensors.torch import load_file, save_file
 
-from selfexplain.core.modeling.encoders import span_edge_ids
+from selfexplain.core.inputs.words import span_edge_ids
 from selfexplain.core.pipeline import SelfExplainer, load_model
 from selfexplain.data import Example
 from selfexplain.errors import InvalidInputError
