@@ -5,17 +5,20 @@
 # McNemar per seed and mean ± sd (selfexplain paired-test), the alpha measures on the first 300 test inputs
 # and on the held-out reviews (scripts/seed_table.py). docs/accuracy.md, "The SST-5 student over three seeds".
 #   SEEDS="43 44" bash scripts/student_seeds.sh sst5    # into runs/TASK-student/seeds
+#   ROOT=runs/sst2-edges SEEDS=44 bash scripts/student_seeds.sh sst2   # a recipe run with its own OUT (here the
+#                                                       # shipped sst2-mpnet's: EXTRA="--span-edges words")
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TASK=${1:?usage: bash scripts/student_seeds.sh sst2|sst5}
 DATA=${DATA:-../shared/data}
 SEEDS=${SEEDS:-43 44}
-OUT=runs/$TASK-student/seeds
+ROOT=${ROOT:-runs/$TASK-student}  # the OUT its runs were trained into (scripts/distill_mpnet.sh)
+OUT=$ROOT/seeds
 source scripts/student_task.sh  # test, dev, trees, heldout; makes OUT
 models=("s42 $TASK-mpnet")
 for seed in $SEEDS; do
-  [ -d "runs/$TASK-student/distill-s$seed/best" ] || { echo "no runs/$TASK-student/distill-s$seed/best: run SEED=$seed bash scripts/distill_mpnet.sh $TASK first" >&2; exit 2; }
-  models+=("s$seed runs/$TASK-student/distill-s$seed/best")
+  [ -d "$ROOT/distill-s$seed/best" ] || { echo "no $ROOT/distill-s$seed/best: run SEED=$seed OUT=$ROOT bash scripts/distill_mpnet.sh $TASK first" >&2; exit 2; }
+  models+=("s$seed $ROOT/distill-s$seed/best")
 done
 [ -s "$OUT/mean-test.jsonl" ] || selfexplain eval --model "$TASK-mpnet-mean" --data "$test" --no-progress \
   --predictions "$OUT/mean-test.jsonl" > "$OUT/mean-test.json"
