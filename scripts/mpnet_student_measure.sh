@@ -50,15 +50,7 @@ cat "$OUT/heldout-eval.json"
 
 if [ "$TASK" = sst2 ]; then
   echo "== $(date -u +%H:%M) long movie reviews"
-  if [ ! -s runs/movies/movies-300.jsonl ]; then
-    selfexplain rationales "$DATA/movie_rationales" --out runs/movies
-    cat runs/movies/movies-test.jsonl runs/movies/movies-unannotated.jsonl > runs/movies/movies-300.jsonl
-  fi
-  [ -s "$OUT/movies-300-eval.json" ] || selfexplain eval --model "$M" --data runs/movies/movies-300.jsonl \
-    --no-progress > "$OUT/movies-300-eval.json"
-  cat "$OUT/movies-300-eval.json"
-  [ -s "$OUT/plausibility-movies.json" ] || selfexplain plausibility --model "$M" --data runs/movies/movies-test.jsonl \
-    --no-progress --out "$OUT/plausibility-movies.json" | tail -n 12
+  DATA="$DATA" bash scripts/long_reviews.sh "$M" "$OUT/movies-300-eval.json" "$OUT/plausibility-movies.json"
 fi
 
 if [ "$TASK" = snli ]; then

@@ -2,7 +2,9 @@
 and the alpha measures of ``selfexplain sharpness`` on the first 300 test inputs and on the held-out
 reviews. Reads, for each TAG, ``FOLDER/TAG-dev.json``, ``FOLDER/TAG-test.json``,
 ``FOLDER/TAG-sharp-test300/sharpness.csv`` and ``FOLDER/TAG-sharp-heldout/sharpness.csv``
-(what ``scripts/student_seeds.sh`` writes). Usage:
+(what ``scripts/student_seeds.sh`` writes), and where a seed has them ``FOLDER/TAG-movies-300-eval.json`` and
+``FOLDER/TAG-plausibility-movies.json`` (``scripts/long_reviews.sh``: a binary model's accuracy on the long
+movie reviews, and its word ranking's average precision minus a random ranking's, in points). Usage:
 
     python scripts/seed_table.py --folder runs/sst5-student/seeds s42 s43 s44
 """
@@ -38,9 +40,23 @@ def seed_row(folder: Path, tag: str) -> dict[str, float]:
         for part in ("test300", "heldout")
     }
     row["held-out acc. ↑"] = summaries["heldout"]["accuracy"]
+    row.update(long_reviews(folder, tag))
     for part, summary in summaries.items():
         for key, label in ALPHA.items():
             row[f"{part}: {label}"] = summary.get(key, float("nan"))
+    return row
+
+
+def long_reviews(folder: Path, tag: str) -> dict[str, float]:
+    """Long-review accuracy and average precision over random (fractions), NaN where not measured."""
+    accuracy = folder / f"{tag}-movies-300-eval.json"
+    ranking = folder / f"{tag}-plausibility-movies.json"
+    row = {"long reviews acc. ↑": float("nan"), "long reviews: AP over random, points ↑": float("nan")}
+    if accuracy.is_file():
+        row["long reviews acc. ↑"] = json.loads(accuracy.read_text())["accuracy"]
+    if ranking.is_file():
+        figures = json.loads(ranking.read_text())
+        row["long reviews: AP over random, points ↑"] = figures["alpha"]["auprc"] - figures["random"]["auprc"]
     return row
 
 

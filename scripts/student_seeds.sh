@@ -3,7 +3,8 @@
 # SEEDS, measures every seed's last epoch (best/, --keep last: no seed is chosen on anything) and the shipped
 # TASK-mpnet (seed 42) on the same test text, against the baseline TASK-mpnet-mean: dev and test accuracy,
 # McNemar per seed and mean ± sd (selfexplain paired-test), the alpha measures on the first 300 test inputs
-# and on the held-out reviews (scripts/seed_table.py). docs/accuracy.md, "The SST-5 student over three seeds".
+# and on the held-out reviews, for SST-2 also the long movie reviews (scripts/long_reviews.sh); the table is
+# scripts/seed_table.py's. docs/accuracy.md, "The SST-5 student over three seeds".
 #   SEEDS="43 44" bash scripts/student_seeds.sh sst5    # into runs/TASK-student/seeds
 #   ROOT=runs/sst2-edges SEEDS=44 bash scripts/student_seeds.sh sst2   # a recipe run with its own OUT (here the
 #                                                       # shipped sst2-mpnet's: EXTRA="--span-edges words")
@@ -33,6 +34,9 @@ for entry in "${models[@]}"; do
     "${trees[@]}" --limit 300 --out "$OUT/$tag-sharp-test300" --no-progress
   [ -s "$OUT/$tag-sharp-heldout/sharpness.csv" ] || selfexplain sharpness --model "$model" --data "$heldout" \
     --out "$OUT/$tag-sharp-heldout" --no-progress
+  if [ "$TASK" = sst2 ]; then  # the binary model on the long movie reviews: accuracy, word ranking
+    DATA="$DATA" bash scripts/long_reviews.sh "$model" "$OUT/$tag-movies-300-eval.json" "$OUT/$tag-plausibility-movies.json"
+  fi
   pairs+=("$OUT/$tag-test.jsonl" "$OUT/mean-test.jsonl")
 done
 echo "== student (A) against $TASK-mpnet-mean (B), $name test, per seed" | tee "$OUT/seeds.md"

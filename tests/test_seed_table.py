@@ -39,3 +39,19 @@ def test_rows_and_mean_with_sample_sd(tmp_path: Path) -> None:
     # median top-span words: 1.5 and 2.5 words, not percentages
     assert "2.0 ± 0.7" in lines[4]
     assert "SST phrase" not in lines[0]  # a measure no seed has is left out
+
+
+def test_long_review_columns_where_measured(tmp_path: Path) -> None:
+    _seed(tmp_path, "s42", 0.923, 0.941, [1.0, 1.0, 0.0, 0.0], [1, 1, 1, 1])
+    _seed(tmp_path, "s44", 0.920, 0.932, [1.0, 0.0, 0.0, 0.0], [1, 1, 1, 1])
+    for tag, accuracy, auprc in (("s42", 0.870, 0.132), ("s44", 0.817, 0.122)):
+        (tmp_path / f"{tag}-movies-300-eval.json").write_text(json.dumps({"accuracy": accuracy}))
+        figures = {"alpha": {"auprc": auprc}, "random": {"auprc": 0.084}}
+        (tmp_path / f"{tag}-plausibility-movies.json").write_text(json.dumps(figures))
+    command = [sys.executable, str(SCRIPT), "--folder", str(tmp_path), "s42", "s44"]
+    lines = subprocess.run(command, capture_output=True, text=True, check=True).stdout.strip().splitlines()
+    header = lines[0].split(" | ")
+    assert header[4:6] == ["long reviews acc. ↑", "long reviews: AP over random, points ↑"]
+    assert lines[2].startswith("| s42 | 92.3 | 94.1 | 75.0 | 87.0 | 4.8 |")
+    assert lines[3].startswith("| s44 | 92.0 | 93.2 | 75.0 | 81.7 | 3.8 |")
+    assert lines[4].split(" | ")[4:6] == ["84.3 ± 3.7", "4.3 ± 0.7"]
