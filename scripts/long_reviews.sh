@@ -6,9 +6,8 @@
 #   bash scripts/long_reviews.sh MODEL EVAL_JSON PLAUSIBILITY_JSON
 set -euo pipefail
 cd "$(dirname "$0")/.."
-MODEL=${1:?usage: bash scripts/long_reviews.sh MODEL EVAL_JSON PLAUSIBILITY_JSON}
-EVAL=${2:?usage: bash scripts/long_reviews.sh MODEL EVAL_JSON PLAUSIBILITY_JSON}
-PLAUSIBILITY=${3:?usage: bash scripts/long_reviews.sh MODEL EVAL_JSON PLAUSIBILITY_JSON}
+usage="usage: bash scripts/long_reviews.sh MODEL EVAL_JSON PLAUSIBILITY_JSON"
+MODEL=${1:?$usage} EVAL=${2:?$usage} PLAUSIBILITY=${3:?$usage}
 DATA=${DATA:-../shared/data}
 if [ ! -s runs/movies/movies-300.jsonl ]; then
   selfexplain rationales "$DATA/movie_rationales" --out runs/movies
