@@ -7,6 +7,10 @@ reviews. Reads, for each TAG, ``FOLDER/TAG-dev.json``, ``FOLDER/TAG-test.json``,
 movie reviews, and its word ranking's average precision minus a random ranking's, in points). Usage:
 
     python scripts/seed_table.py --folder runs/sst5-student/seeds s42 s43 s44
+
+With ``--dev`` it reads only ``FOLDER/TAG-dev.json`` and ``FOLDER/TAG-sharp-dev300/sharpness.csv`` (what
+``DEV_ONLY=1 scripts/student_seeds.sh`` writes): the figures the selection rule scores a recipe on, with the
+eligibility check's closing punctuation, and no test figure.
 """
 
 from __future__ import annotations
@@ -26,6 +30,15 @@ ALPHA = {
     "deletion_beats_random": "deletion beats random ↑",
     "top_out_flip": "flips, top span out ↑",
     "sst_phrase_agreement": "SST phrase polarity ↑",
+}
+DEV_ALPHA = {  # the selection rule's dev figures (docs/accuracy.md): its targets and eligibility checks
+    "top_span_words": "median top-span words ↓",
+    "nonzero_spans": "spans with alpha > 0 ↑",
+    "deletion_beats_random": "deletion beats random ↑",
+    "uniform_agreement": "kept, uniform alpha ↓",
+    "sst_phrase_agreement": "SST phrase polarity ↑",
+    "closing_punctuation": "ends on closing punctuation ↓",
+    "top_out_flip": "flips, top span out ↑",
 }
 
 
@@ -47,6 +60,14 @@ def seed_row(folder: Path, tag: str) -> dict[str, float]:
     return row
 
 
+def dev_row(folder: Path, tag: str) -> dict[str, float]:
+    """The dev figures of one seed: accuracy on all of dev, the alpha measures on its first 300 inputs."""
+    summary = summarise(read_rows(folder / f"{tag}-sharp-dev300" / "sharpness.csv").to_dict("records"))
+    row = {"dev acc. ↑": json.loads((folder / f"{tag}-dev.json").read_text())["accuracy"]}
+    row.update({f"dev: {label}": summary.get(key, float("nan")) for key, label in DEV_ALPHA.items()})
+    return row
+
+
 def long_reviews(folder: Path, tag: str) -> dict[str, float]:
     """Long-review accuracy and average precision over random (fractions), NaN where not measured."""
     accuracy = folder / f"{tag}-movies-300-eval.json"
@@ -60,13 +81,14 @@ def long_reviews(folder: Path, tag: str) -> dict[str, float]:
     return row
 
 
-def seed_table(folder: Path, tags: list[str]) -> str:
-    """The Markdown table: a row per tag, then mean ± sample sd over the tags (percentages except words)."""
-    rows = {tag: seed_row(folder, tag) for tag in tags}
+def seed_table(folder: Path, tags: list[str], dev: bool = False) -> str:
+    """The Markdown table: a row per tag, then mean ± sample sd over the tags (percentages except words and
+    span counts); ``dev``: the dev figures only (:func:`dev_row`)."""
+    rows = {tag: (dev_row if dev else seed_row)(folder, tag) for tag in tags}
     columns = [c for c in next(iter(rows.values())) if any(np.isfinite(r[c]) for r in rows.values())]
 
     def cell(column: str, values: np.ndarray) -> str:
-        scaled = values * (1 if "words" in column else 100)
+        scaled = values * (1 if "words" in column or "spans with" in column else 100)
         if scaled.size == 1:
             return f"{scaled[0]:.1f}"
         return f"{scaled.mean():.1f} ± {scaled.std(ddof=1):.1f}"
@@ -83,9 +105,10 @@ def seed_table(folder: Path, tags: list[str]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--folder", type=Path, required=True)
+    parser.add_argument("--dev", action="store_true", help="the dev figures only (the selection rule's)")
     parser.add_argument("tags", nargs="+")
     args = parser.parse_args()
-    print(seed_table(args.folder, args.tags))
+    print(seed_table(args.folder, args.tags, dev=args.dev))
 
 
 if __name__ == "__main__":

@@ -8,6 +8,10 @@
 #   SEEDS="43 44" bash scripts/student_seeds.sh sst5    # into runs/TASK-student/seeds
 #   ROOT=runs/sst2-edges SEEDS=44 bash scripts/student_seeds.sh sst2   # a recipe run with its own OUT (here the
 #                                                       # shipped sst2-mpnet's: EXTRA="--span-edges words")
+#   DEV_ONLY=1 ROOT=runs/sst2-ec3 SEEDS="42 43 44" bash scripts/student_seeds.sh sst2   # a candidate recipe:
+#       dev accuracy and the alpha measures on the first 300 dev inputs per seed, nothing of test is read (the
+#       selection rule's fourth amendment scores a recipe on these means)
+# Seed 42 is the shipped TASK-mpnet unless SEEDS names 42: then it is ROOT's own seed-42 run (a candidate recipe).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TASK=${1:?usage: bash scripts/student_seeds.sh sst2|sst5}
@@ -16,11 +20,24 @@ SEEDS=${SEEDS:-43 44}
 ROOT=${ROOT:-runs/$TASK-student}  # the OUT its runs were trained into (scripts/distill_mpnet.sh)
 OUT=$ROOT/seeds
 source scripts/student_task.sh  # test, dev, trees, heldout; makes OUT
-models=("s42 $TASK-mpnet")
+models=()
+[[ " $SEEDS " == *" 42 "* ]] || models=("s42 $TASK-mpnet")
 for seed in $SEEDS; do
   [ -d "$ROOT/distill-s$seed/best" ] || { echo "no $ROOT/distill-s$seed/best: run SEED=$seed OUT=$ROOT bash scripts/distill_mpnet.sh $TASK first" >&2; exit 2; }
   models+=("s$seed $ROOT/distill-s$seed/best")
 done
+if [ -n "${DEV_ONLY:-}" ]; then
+  tags=()
+  for entry in "${models[@]}"; do
+    read -r tag model <<< "$entry"; tags+=("$tag")
+    echo "== $(date -u +%H:%M) $tag ($model), dev"
+    [ -s "$OUT/$tag-dev.json" ] || selfexplain eval --model "$model" --data "$dev" --no-progress > "$OUT/$tag-dev.json"
+    [ -s "$OUT/$tag-sharp-dev300/sharpness.csv" ] || selfexplain sharpness --model "$model" --data "$dev" \
+      "${dev_trees[@]}" --limit 300 --out "$OUT/$tag-sharp-dev300" --no-progress
+  done
+  python scripts/seed_table.py --dev --folder "$OUT" "${tags[@]}" | tee "$OUT/seeds-dev.md"
+  exit 0
+fi
 [ -s "$OUT/mean-test.jsonl" ] || selfexplain eval --model "$TASK-mpnet-mean" --data "$test" --no-progress \
   --predictions "$OUT/mean-test.jsonl" > "$OUT/mean-test.json"
 pairs=()

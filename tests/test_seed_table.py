@@ -55,3 +55,29 @@ def test_long_review_columns_where_measured(tmp_path: Path) -> None:
     assert lines[2].startswith("| s42 | 92.3 | 94.1 | 75.0 | 87.0 | 4.8 |")
     assert lines[3].startswith("| s44 | 92.0 | 93.2 | 75.0 | 81.7 | 3.8 |")
     assert lines[4].split(" | ")[4:6] == ["84.3 ± 3.7", "4.3 ± 0.7"]
+
+
+def test_dev_table_reads_no_test_figure(tmp_path: Path) -> None:
+    for tag, dev, uniform, closing, spans in (
+        ("s42", 0.920, [1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [2, 3, 4, 3]),
+        ("s44", 0.910, [1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [1, 2, 2, 3]),
+    ):
+        (tmp_path / f"{tag}-dev.json").write_text(json.dumps({"accuracy": dev}))
+        rows = pd.DataFrame(
+            {"text": list("abcd"), "predicted": ["x"] * 4, "uniform_agreement": uniform, "top_span_words": [1, 1, 2, 1],
+             "nonzero_spans": spans, "closing_punctuation": closing, "deletion_beats_random": [1.0, 1.0, 1.0, 0.0]}
+        )  # fmt: skip
+        (tmp_path / f"{tag}-sharp-dev300").mkdir()
+        rows.to_csv(tmp_path / f"{tag}-sharp-dev300" / "sharpness.csv", index=False)
+    # no TAG-test.json exists: the dev table must not need one
+    command = [sys.executable, str(SCRIPT), "--dev", "--folder", str(tmp_path), "s42", "s44"]
+    lines = subprocess.run(command, capture_output=True, text=True, check=True).stdout.strip().splitlines()
+    header = lines[0].split(" | ")
+    assert header[1:] == ["dev acc. ↑", "dev: median top-span words ↓", "dev: spans with alpha > 0 ↑",
+                          "dev: deletion beats random ↑", "dev: kept, uniform alpha ↓",
+                          "dev: ends on closing punctuation ↓ |"]  # fmt: skip
+    assert lines[2] == "| s42 | 92.0 | 1.0 | 3.0 | 75.0 | 25.0 | 0.0 |"
+    assert lines[3] == "| s44 | 91.0 | 1.0 | 2.0 | 75.0 | 50.0 | 25.0 |"
+    # span counts stay counts in the mean row: 3.0 and 2.0 spans, 2.5 ± 0.7
+    mean = "| mean ± sd (2 seeds) | 91.5 ± 0.7 | 1.0 ± 0.0 | 2.5 ± 0.7 | 75.0 ± 0.0 | 37.5 ± 17.7 | 12.5 ± 17.7 |"
+    assert lines[4] == mean
