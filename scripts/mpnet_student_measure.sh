@@ -24,10 +24,10 @@ source scripts/student_task.sh  # test, dev, trees, dev_trees, heldout, heldout_
 
 echo "== $(date -u +%H:%M) dev (the selection rule)"
 [ -s "$OUT/dev-eval.json" ] || selfexplain eval --model "$M" --data "$dev" --no-progress > "$OUT/dev-eval.json"
-[ -s "$OUT/sharp-dev/sharpness.csv" ] || selfexplain sharpness --model "$M" --data "$dev" "${dev_trees[@]}" \
-  --limit 300 --out "$OUT/sharp-dev" --no-progress
+[ -s "$OUT/sharp-dev$dev_limit/sharpness.csv" ] || selfexplain sharpness --model "$M" --data "$dev" "${dev_trees[@]}" \
+  --limit "$dev_limit" --out "$OUT/sharp-dev$dev_limit" --no-progress
 if [ -n "${DEV_ONLY:-}" ]; then
-  cat "$OUT/dev-eval.json" "$OUT/sharp-dev/sharpness.md"
+  cat "$OUT/dev-eval.json" "$OUT/sharp-dev$dev_limit/sharpness.md"
   echo "== $(date -u +%H:%M) done (dev only)"; exit 0
 fi
 

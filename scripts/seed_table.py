@@ -8,9 +8,9 @@ movie reviews, and its word ranking's average precision minus a random ranking's
 
     python scripts/seed_table.py --folder runs/sst5-student/seeds s42 s43 s44
 
-With ``--dev`` it reads only ``FOLDER/TAG-dev.json`` and ``FOLDER/TAG-sharp-dev300/sharpness.csv`` (what
-``DEV_ONLY=1 scripts/student_seeds.sh`` writes): the figures the selection rule scores a recipe on, with the
-eligibility check's closing punctuation, and no test figure.
+With ``--dev N`` it reads only ``FOLDER/TAG-dev.json`` and ``FOLDER/TAG-sharp-devN/sharpness.csv`` (what
+``DEV_ONLY=1 scripts/student_seeds.sh`` writes, N the dev inputs its alpha figures read): the figures the
+selection rule scores a recipe on, with the eligibility check's closing punctuation, and no test figure.
 """
 
 from __future__ import annotations
@@ -60,9 +60,9 @@ def seed_row(folder: Path, tag: str) -> dict[str, float]:
     return row
 
 
-def dev_row(folder: Path, tag: str) -> dict[str, float]:
-    """The dev figures of one seed: accuracy on all of dev, the alpha measures on its first 300 inputs."""
-    summary = summarise(read_rows(folder / f"{tag}-sharp-dev300" / "sharpness.csv").to_dict("records"))
+def dev_row(folder: Path, tag: str, inputs: str) -> dict[str, float]:
+    """The dev figures of one seed: accuracy on all of dev, the alpha measures on its first ``inputs``."""
+    summary = summarise(read_rows(folder / f"{tag}-sharp-dev{inputs}" / "sharpness.csv").to_dict("records"))
     row = {"dev acc. ↑": json.loads((folder / f"{tag}-dev.json").read_text())["accuracy"]}
     row.update({f"dev: {label}": summary.get(key, float("nan")) for key, label in DEV_ALPHA.items()})
     return row
@@ -81,10 +81,10 @@ def long_reviews(folder: Path, tag: str) -> dict[str, float]:
     return row
 
 
-def seed_table(folder: Path, tags: list[str], dev: bool = False) -> str:
+def seed_table(folder: Path, tags: list[str], dev: str | None = None) -> str:
     """The Markdown table: a row per tag, then mean ± sample sd over the tags (percentages except words and
-    span counts); ``dev``: the dev figures only (:func:`dev_row`)."""
-    rows = {tag: (dev_row if dev else seed_row)(folder, tag) for tag in tags}
+    span counts); ``dev``: the dev figures only, alpha on that many dev inputs (:func:`dev_row`)."""
+    rows = {tag: dev_row(folder, tag, dev) if dev else seed_row(folder, tag) for tag in tags}
     columns = [c for c in next(iter(rows.values())) if any(np.isfinite(r[c]) for r in rows.values())]
 
     def cell(column: str, values: np.ndarray) -> str:
@@ -105,7 +105,7 @@ def seed_table(folder: Path, tags: list[str], dev: bool = False) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--folder", type=Path, required=True)
-    parser.add_argument("--dev", action="store_true", help="the dev figures only (the selection rule's)")
+    parser.add_argument("--dev", metavar="N", help="the dev figures only (the selection rule's), alpha on N inputs")
     parser.add_argument("tags", nargs="+")
     args = parser.parse_args()
     print(seed_table(args.folder, args.tags, dev=args.dev))

@@ -9,8 +9,9 @@
 #   ROOT=runs/sst2-edges SEEDS=44 bash scripts/student_seeds.sh sst2   # a recipe run with its own OUT (here the
 #                                                       # shipped sst2-mpnet's: EXTRA="--span-edges words")
 #   DEV_ONLY=1 ROOT=runs/sst2-ec3 SEEDS="42 43 44" bash scripts/student_seeds.sh sst2   # a candidate recipe:
-#       dev accuracy and the alpha measures on the first 300 dev inputs per seed, nothing of test is read (the
-#       selection rule's fourth amendment scores a recipe on these means)
+#       dev accuracy and the alpha measures on the dev inputs the rule reads (SST-2: all 872; DEV_LIMIT=300 the
+#       first 300, as before its fifth amendment) per seed, nothing of test is read (the fourth amendment scores
+#       a recipe on these means)
 # Seed 42 is the shipped TASK-mpnet unless SEEDS names 42: then it is ROOT's own seed-42 run (a candidate recipe).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,10 +33,10 @@ if [ -n "${DEV_ONLY:-}" ]; then
     read -r tag model <<< "$entry"; tags+=("$tag")
     echo "== $(date -u +%H:%M) $tag ($model), dev"
     [ -s "$OUT/$tag-dev.json" ] || selfexplain eval --model "$model" --data "$dev" --no-progress > "$OUT/$tag-dev.json"
-    [ -s "$OUT/$tag-sharp-dev300/sharpness.csv" ] || selfexplain sharpness --model "$model" --data "$dev" \
-      "${dev_trees[@]}" --limit 300 --out "$OUT/$tag-sharp-dev300" --no-progress
+    [ -s "$OUT/$tag-sharp-dev$dev_limit/sharpness.csv" ] || selfexplain sharpness --model "$model" \
+      --data "$dev" "${dev_trees[@]}" --limit "$dev_limit" --out "$OUT/$tag-sharp-dev$dev_limit" --no-progress
   done
-  python scripts/seed_table.py --dev --folder "$OUT" "${tags[@]}" | tee "$OUT/seeds-dev.md"
+  python scripts/seed_table.py --dev "$dev_limit" --folder "$OUT" "${tags[@]}" | tee "$OUT/seeds-dev.md"
   exit 0
 fi
 [ -s "$OUT/mean-test.jsonl" ] || selfexplain eval --model "$TASK-mpnet-mean" --data "$test" --no-progress \

@@ -70,7 +70,7 @@ def test_dev_table_reads_no_test_figure(tmp_path: Path) -> None:
         (tmp_path / f"{tag}-sharp-dev300").mkdir()
         rows.to_csv(tmp_path / f"{tag}-sharp-dev300" / "sharpness.csv", index=False)
     # no TAG-test.json exists: the dev table must not need one
-    command = [sys.executable, str(SCRIPT), "--dev", "--folder", str(tmp_path), "s42", "s44"]
+    command = [sys.executable, str(SCRIPT), "--dev", "300", "--folder", str(tmp_path), "s42", "s44"]
     lines = subprocess.run(command, capture_output=True, text=True, check=True).stdout.strip().splitlines()
     header = lines[0].split(" | ")
     assert header[1:] == ["dev acc. ↑", "dev: median top-span words ↓", "dev: spans with alpha > 0 ↑",
