@@ -1,8 +1,8 @@
 # Sourced by scripts/mpnet_student_measure.sh and scripts/student_seeds.sh, with TASK, DATA and OUT set: the
 # task's data files (test, dev, their SST phrase trees as --trees arguments, the held-out text and how the
-# card names it, the task's name, how many test inputs the alpha measures read, and dev_limit: how many dev inputs the
-# selection rule's alpha figures read, DEV_LIMIT to override); an unknown task is refused before anything
-# is written. Makes OUT.
+# card names it, the task's name, how many test inputs the alpha measures read, and dev_limit: how many dev
+# inputs the selection rule's alpha figures read, DEV_LIMIT to override); an unknown task is refused before
+# anything is written. Makes OUT.
 test="$DATA/$TASK/test.txt"; dev="$DATA/$TASK/dev.txt"; limit=300
 dev_limit=${DEV_LIMIT:-300}
 case $TASK in
