@@ -27,25 +27,16 @@ for seed in $SEEDS; do
   [ -d "$ROOT/distill-s$seed/best" ] || { echo "no $ROOT/distill-s$seed/best: run SEED=$seed OUT=$ROOT bash scripts/distill_mpnet.sh $TASK first" >&2; exit 2; }
   models+=("s$seed $ROOT/distill-s$seed/best")
 done
-if [ -n "${DEV_ONLY:-}" ]; then
-  tags=()
-  for entry in "${models[@]}"; do
-    read -r tag model <<< "$entry"; tags+=("$tag")
-    echo "== $(date -u +%H:%M) $tag ($model), dev"
-    [ -s "$OUT/$tag-dev.json" ] || selfexplain eval --model "$model" --data "$dev" --no-progress > "$OUT/$tag-dev.json"
-    [ -s "$OUT/$tag-sharp-dev$dev_limit/sharpness.csv" ] || selfexplain sharpness --model "$model" \
-      --data "$dev" "${dev_trees[@]}" --limit "$dev_limit" --out "$OUT/$tag-sharp-dev$dev_limit" --no-progress
-  done
-  python scripts/seed_table.py --dev "$dev_limit" --folder "$OUT" "${tags[@]}" | tee "$OUT/seeds-dev.md"
-  exit 0
-fi
-[ -s "$OUT/mean-test.jsonl" ] || selfexplain eval --model "$TASK-mpnet-mean" --data "$test" --no-progress \
-  --predictions "$OUT/mean-test.jsonl" > "$OUT/mean-test.json"
-pairs=()
+tags=(); pairs=()
 for entry in "${models[@]}"; do
-  read -r tag model <<< "$entry"
+  read -r tag model <<< "$entry"; tags+=("$tag")
   echo "== $(date -u +%H:%M) $tag ($model)"
   [ -s "$OUT/$tag-dev.json" ] || selfexplain eval --model "$model" --data "$dev" --no-progress > "$OUT/$tag-dev.json"
+  if [ -n "${DEV_ONLY:-}" ]; then  # the selection rule's dev figures, nothing of test
+    [ -s "$OUT/$tag-sharp-dev$dev_limit/sharpness.csv" ] || selfexplain sharpness --model "$model" \
+      --data "$dev" "${dev_trees[@]}" --limit "$dev_limit" --out "$OUT/$tag-sharp-dev$dev_limit" --no-progress
+    continue
+  fi
   [ -s "$OUT/$tag-test.jsonl" ] || selfexplain eval --model "$model" --data "$test" --no-progress \
     --predictions "$OUT/$tag-test.jsonl" > "$OUT/$tag-test.json"
   [ -s "$OUT/$tag-sharp-test300/sharpness.csv" ] || selfexplain sharpness --model "$model" --data "$test" \
@@ -57,7 +48,12 @@ for entry in "${models[@]}"; do
   fi
   pairs+=("$OUT/$tag-test.jsonl" "$OUT/mean-test.jsonl")
 done
+if [ -n "${DEV_ONLY:-}" ]; then
+  python scripts/seed_table.py --dev "$dev_limit" --folder "$OUT" "${tags[@]}" | tee "$OUT/seeds-dev.md"
+  exit 0
+fi
+[ -s "$OUT/mean-test.jsonl" ] || selfexplain eval --model "$TASK-mpnet-mean" --data "$test" --no-progress \
+  --predictions "$OUT/mean-test.jsonl" > "$OUT/mean-test.json"
 echo "== student (A) against $TASK-mpnet-mean (B), $name test, per seed" | tee "$OUT/seeds.md"
 selfexplain paired-test "${pairs[@]}" | tee -a "$OUT/seeds.md"
-tags=(); for entry in "${models[@]}"; do read -r tag _ <<< "$entry"; tags+=("$tag"); done
 python scripts/seed_table.py --folder "$OUT" "${tags[@]}" | tee -a "$OUT/seeds.md"
