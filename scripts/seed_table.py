@@ -40,6 +40,13 @@ DEV_ALPHA = {  # the selection rule's dev figures (docs/accuracy.md): its target
     "closing_punctuation": "ends on closing punctuation ↓",
     "top_out_flip": "flips, top span out ↑",
 }
+COUNTS = {"top_span_words", "nonzero_spans"}  # figures in words or spans, shown as they are (others: percent)
+
+
+def is_count(column: str) -> bool:
+    """Whether a table column holds a count (words, spans), by the measure its label names."""
+    labels = {table[key] for table in (ALPHA, DEV_ALPHA) for key in COUNTS if key in table}
+    return any(column.endswith(label) for label in labels)
 
 
 def seed_row(folder: Path, tag: str) -> dict[str, float]:
@@ -88,7 +95,7 @@ def seed_table(folder: Path, tags: list[str], dev: str | None = None) -> str:
     columns = [c for c in next(iter(rows.values())) if any(np.isfinite(r[c]) for r in rows.values())]
 
     def cell(column: str, values: np.ndarray) -> str:
-        scaled = values * (1 if "words" in column or "spans with" in column else 100)
+        scaled = values * (1 if is_count(column) else 100)
         if scaled.size == 1:
             return f"{scaled[0]:.1f}"
         return f"{scaled.mean():.1f} ± {scaled.std(ddof=1):.1f}"
