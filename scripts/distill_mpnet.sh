@@ -8,7 +8,9 @@
 # the own-erasure epoch is the point of the recipe; the first epoch agrees more with the teacher but its alpha
 # does not decide (docs/accuracy.md).
 #   bash scripts/distill_mpnet.sh sst2     # teacher sst2-mpnet-mean, into runs/sst2-student (~35 min, 2 cores)
-#   EXTRA="--span-edges words" OUT=runs/sst2-edges bash scripts/distill_mpnet.sh sst2   # the shipped sst2-mpnet
+#   EXTRA="--span-edges words --complement-weight 3 --own-erasure-epoch 2" OUT=runs/sst2-ec3o2 \
+#     bash scripts/distill_mpnet.sh sst2                 # the shipped sst2-mpnet (since 2026-12-07, late)
+#   EXTRA="--span-edges words" OUT=runs/sst2-edges bash scripts/distill_mpnet.sh sst2   # the sst2-mpnet before it
 #   bash scripts/distill_mpnet.sh sst5     # teacher sst5-mpnet-mean, into runs/sst5-student
 #   bash scripts/distill_mpnet.sh snli     # teacher snli-mpnet-mean on its own 8,842 training pairs (SNLI
 #                                          # validation.tsv less its last 1,000, the dev pairs), into runs/snli-student

@@ -6,8 +6,9 @@
 # and on the held-out reviews, for SST-2 also the long movie reviews (scripts/long_reviews.sh); the table is
 # scripts/seed_table.py's. docs/accuracy.md, "The SST-5 student over three seeds".
 #   SEEDS="43 44" bash scripts/student_seeds.sh sst5    # into runs/TASK-student/seeds
-#   ROOT=runs/sst2-edges SEEDS=44 bash scripts/student_seeds.sh sst2   # a recipe run with its own OUT (here the
-#                                                       # shipped sst2-mpnet's: EXTRA="--span-edges words")
+#   ROOT=runs/sst2-edges SEEDS="42 44" bash scripts/student_seeds.sh sst2   # a recipe run with its own OUT (here
+#                        # the sst2-mpnet shipped before 2026-12-07, late: EXTRA="--span-edges words"; its seed 42
+#                        # is that model, so name 42 once another recipe ships)
 #   DEV_ONLY=1 ROOT=runs/sst2-ec3 SEEDS="42 43 44" bash scripts/student_seeds.sh sst2   # a candidate recipe:
 #       dev accuracy and the alpha measures on the dev inputs the rule reads (SST-2: all 872; DEV_LIMIT=300 the
 #       first 300, as before its fifth amendment) per seed, nothing of test is read (the fourth amendment scores
