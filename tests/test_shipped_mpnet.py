@@ -29,9 +29,9 @@ def test_the_demo_model_runs_the_eight_layers_it_reads_and_gives_the_recorded_ou
     assert explainer.model.dropped_layers == tuple(f"encoder.layer.{i}" for i in range(8, 12))
     explanation = explainer.explain("I could not put this novel down.", attentions=True)
     assert explanation.attentions is not None and explanation.attentions.shape[:2] == (8, 12)
-    assert np.allclose(explanation.probabilities, [0.00830, 0.99170], atol=2e-4)
+    assert np.allclose(explanation.probabilities, [0.09138, 0.90862], atol=2e-4)
     top = [s for s in explanation.top_spans(5) if s.alpha > 0]
-    assert [s.text for s in top] == ["down", "this novel down", "put this novel down", "novel down"]
-    assert top[0].alpha == pytest.approx(0.965, abs=2e-3)
+    assert [s.text for s in top] == ["down", "this", "this novel", "novel", "this novel down"]
+    assert top[0].alpha == pytest.approx(0.692, abs=2e-3)
     assert explainer.config.span_edges == "words"  # no span ends on the closing full stop
     assert not any(s.text.endswith(".") for s in explanation.spans)
