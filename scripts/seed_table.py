@@ -40,13 +40,15 @@ DEV_ALPHA = {  # the selection rule's dev figures (docs/accuracy.md): its target
     "closing_punctuation": "ends on closing punctuation ↓",
     "top_out_flip": "flips, top span out ↑",
 }
-COUNTS = {"top_span_words", "nonzero_spans"}  # figures in words or spans, shown as they are (others: percent)
+# the labels of figures in words or spans, shown as they are (the others are fractions, shown as percent)
+COUNT_LABELS = tuple(
+    {table[key] for table in (ALPHA, DEV_ALPHA) for key in ("top_span_words", "nonzero_spans") if key in table}
+)
 
 
 def is_count(column: str) -> bool:
     """Whether a table column holds a count (words, spans), by the measure its label names."""
-    labels = {table[key] for table in (ALPHA, DEV_ALPHA) for key in COUNTS if key in table}
-    return any(column.endswith(label) for label in labels)
+    return column.endswith(COUNT_LABELS)
 
 
 def seed_row(folder: Path, tag: str) -> dict[str, float]:
