@@ -17,6 +17,8 @@
 # DEVICE=cuda trains on a GPU; SEED=43 another seed; APOSTROPHES=joined keeps "doesn't" one word (its own
 # OUT, e.g. OUT=runs/sst2-joined; docs/accuracy.md, "Whole words"). EXTRA="--complement-weight 3" adds or
 # overrides options of `selfexplain distill` for a candidate recipe (its own OUT, e.g. OUT=runs/sst2-comp3).
+# TEXTS=phrases (sst2, sst5) lets the teacher label the SST train sentences and every treebank phrase of 10 or more
+# words (41,279 texts, as sst5-minilm's recipe) instead of the 8,544 sentences (its own OUT, e.g. OUT=runs/sst5-phrases).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TASK=${1:?usage: bash scripts/distill_mpnet.sh sst2|sst5|snli}
@@ -25,11 +27,23 @@ OUT=${OUT:-runs/$TASK-student}
 SEED=${SEED:-42}
 DEVICE=${DEVICE:-auto}
 APOSTROPHES=${APOSTROPHES:-split}
+TEXTS=${TEXTS:-sentences}
 read -r -a EXTRA_ARGS <<< "${EXTRA:-}"
 mkdir -p "$OUT"
 case $TASK in
   sst2|sst5)
     [ "$TASK" = sst2 ] && FREEZE=2 || FREEZE=4  # as the teacher: its lower layers stay pretrained (a small delta)
+    if [ "$TEXTS" = phrases ] && [ ! -s "$OUT/texts.txt" ]; then
+      python - "$DATA" "$OUT/texts.txt" <<'EOF2'
+import sys
+from selfexplain.core.formats.examples import read_examples
+names = ["very negative", "negative", "neutral", "positive", "very positive"]
+examples = read_examples(f"{sys.argv[1]}/sst_trees/train.txt", phrases=True, min_phrase_words=10,
+                         txt="labelled", label_names=names)
+with open(sys.argv[2], "w", encoding="utf-8") as out:
+    out.writelines(e.text + "\n" for e in examples)
+EOF2
+    fi
     [ -s "$OUT/texts.txt" ] || cut -d' ' -f2- "$DATA/sst5/train.txt" > "$OUT/texts.txt"
     INPUT=("$OUT/texts.txt") ;;
   snli)
