@@ -62,12 +62,19 @@ word-deletion effects on 3,000 of them)"
 dev accuracy on gold labels: the last 1,000 pairs of SNLI validation.tsv"
     --data "held out" "442 of the same pairs, never trained on (agreement with the teacher)")
 else
+  # the texts the run read: the SST-5 train sentences, or (TEXTS=phrases) those and the treebank phrases of 10+ words
+  if [ "$(cat "$(dirname "$RUN")/texts.txt" 2>/dev/null | wc -l)" -gt 8544 ]; then
+    texts="the 8,544 SST-5 train sentences and the treebank phrases of 10 or more words of the train trees (41,279 \
+texts)" train_n=37,151 split_n=2,064
+  else
+    texts="the 8,544 SST-5 train sentences" train_n=7,690 split_n=427
+  fi
   CARD_DATA=(--dataset stanfordnlp/sst
-    --data train "the 8,544 SST-5 train sentences, gold labels dropped, labelled by the teacher $TASK-mpnet-mean, \
-less the dev and held-out texts: 7,690 texts (the teacher's word-deletion effects on 3,000 of them)"
-    --data dev "427 of the same texts (agreement with the teacher by epoch; best/ keeps the last, --keep last); \
+    --data train "$texts, gold labels dropped, labelled by the teacher $TASK-mpnet-mean, less the dev and held-out \
+texts: $train_n texts (the teacher's word-deletion effects on 3,000 of them)"
+    --data dev "$split_n of the same texts (agreement with the teacher by epoch; best/ keeps the last, --keep last); \
 dev accuracy on gold labels: $name dev"
-    --data "held out" "427 of the same texts, never trained on (agreement with the teacher)")
+    --data "held out" "$split_n of the same texts, never trained on (agreement with the teacher)")
 fi
 if [ -n "${SHIP:-}" ]; then
   echo "== $(date -u +%H:%M) ship as $TASK-mpnet"
