@@ -36,20 +36,7 @@ case $TASK in
   sst2|sst5)
     [ "$TASK" = sst2 ] && FREEZE=2 || FREEZE=4  # as the teacher: its lower layers stay pretrained (a small delta)
     if [ "$TEXTS" = phrases ] && [ ! -s "$OUT/texts.txt" ]; then
-      python - "$DATA" "$OUT/texts.txt" "$PHRASES" <<'EOF2'
-import random
-import sys
-from selfexplain.core.formats.examples import read_examples
-names = ["very negative", "negative", "neutral", "positive", "very positive"]
-sentences = read_examples(f"{sys.argv[1]}/sst_trees/train.txt", txt="labelled", label_names=names)
-examples = read_examples(f"{sys.argv[1]}/sst_trees/train.txt", phrases=True, min_phrase_words=10,
-                         txt="labelled", label_names=names)
-phrases = examples[len(sentences):]  # the phrases follow the sentences
-if sys.argv[3]:  # a seeded sample of them
-    phrases = random.Random(42).sample(phrases, int(sys.argv[3]))
-with open(sys.argv[2], "w", encoding="utf-8") as out:
-    out.writelines(e.text + "\n" for e in sentences + phrases)
-EOF2
+      python scripts/sst_texts.py "$DATA/sst_trees/train.txt" "$OUT/texts.txt" ${PHRASES:+--phrases "$PHRASES"}
     fi
     [ -s "$OUT/texts.txt" ] || cut -d' ' -f2- "$DATA/sst5/train.txt" > "$OUT/texts.txt"
     INPUT=("$OUT/texts.txt") ;;

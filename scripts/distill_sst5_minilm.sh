@@ -17,15 +17,7 @@ mkdir -p "$OUT"
 
 # the unlabelled texts: SST-5 train sentences and phrases of >= 10 words, and 25,000 review sentences
 if [ ! -s "$OUT/texts.txt" ]; then
-  python - "$DATA" "$OUT/phrases.txt" <<'EOF'
-import sys
-from selfexplain.core.formats.examples import read_examples
-names = ["very negative", "negative", "neutral", "positive", "very positive"]
-examples = read_examples(f"{sys.argv[1]}/sst_trees/train.txt", phrases=True, min_phrase_words=10,
-                         txt="labelled", label_names=names)
-with open(sys.argv[2], "w", encoding="utf-8") as out:
-    out.writelines(e.text + "\n" for e in examples)
-EOF
+  python scripts/sst_texts.py "$DATA/sst_trees/train.txt" "$OUT/phrases.txt"
   selfexplain review-sentences "$DATA/movie_rationales" "$OUT/reviews.txt" --min-words 8 --max-words 45 --ended \
     --sample 25000 --seed 40 --drop-end-mark
   cat "$OUT/phrases.txt" "$OUT/reviews.txt" > "$OUT/texts.txt"  # 66,279 lines
