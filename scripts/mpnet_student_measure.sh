@@ -62,13 +62,13 @@ word-deletion effects on 3,000 of them)"
 dev accuracy on gold labels: the last 1,000 pairs of SNLI validation.tsv"
     --data "held out" "442 of the same pairs, never trained on (agreement with the teacher)")
 else
-  # the texts the run read: the SST-5 train sentences, or (TEXTS=phrases) those and the treebank phrases of 10+ words
-  if [ "$(cat "$(dirname "$RUN")/texts.txt" 2>/dev/null | wc -l)" -gt 8544 ]; then
-    texts="the 8,544 SST-5 train sentences and the treebank phrases of 10 or more words of the train trees (41,279 \
-texts)" train_n=37,151 split_n=2,064
-  else
-    texts="the 8,544 SST-5 train sentences" train_n=7,690 split_n=427
-  fi
+  # the texts the run read (the SST-5 train sentences, or with TEXTS=phrases treebank phrases too) and its splits
+  read -r texts_n train_n split_n <<< "$(python -c 'import json, sys
+splits = json.load(open(sys.argv[2]))
+texts = sum(1 for _ in open(sys.argv[1], encoding="utf-8"))
+print("{:,} {:,} {:,}".format(texts, len(splits["train"]), len(splits["dev"])))' "$(dirname "$RUN")/texts.txt" "$RUN/distill.json")"
+  texts="the 8,544 SST-5 train sentences"
+  [ "$texts_n" = 8,544 ] || texts="$texts and treebank phrases of 10 or more words of the train trees ($texts_n texts)"
   CARD_DATA=(--dataset stanfordnlp/sst
     --data train "$texts, gold labels dropped, labelled by the teacher $TASK-mpnet-mean, less the dev and held-out \
 texts: $train_n texts (the teacher's word-deletion effects on 3,000 of them)"
