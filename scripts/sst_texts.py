@@ -12,16 +12,13 @@ import argparse
 import random
 from pathlib import Path
 
-from selfexplain.core.formats.examples import read_examples
-
-LABELS = ["very negative", "negative", "neutral", "positive", "very positive"]
+from selfexplain.core.formats.sst_trees import read_sst_trees
 
 
 def sst_texts(trees: Path, min_words: int, phrases: int | None, seed: int) -> list[str]:
     """The sentences of ``trees`` in file order, then its phrases (all, or a ``seed``-ed sample)."""
-    sentences = read_examples(trees, txt="labelled", label_names=LABELS)
-    every = read_examples(trees, phrases=True, min_phrase_words=min_words, txt="labelled", label_names=LABELS)
-    extra = every[len(sentences) :]  # read_examples puts the phrases after the sentences
+    sentences = read_sst_trees(trees)  # the labels are read as indices and dropped
+    extra = read_sst_trees(trees, phrases=True, min_phrase_words=min_words)[len(sentences) :]  # phrases follow
     if phrases is not None:
         if not 0 <= phrases <= len(extra):
             raise SystemExit(f"--phrases must be between 0 and {len(extra):,} (the phrases of {min_words}+ words)")
