@@ -13,19 +13,20 @@ TREES = (
 )
 
 
-def _run(tmp_path: Path, *options: str) -> tuple[list[str], str]:
+def _run(tmp_path: Path, *options: str) -> tuple[list[str], str, int]:
     trees = tmp_path / "train.txt"
     trees.write_text(TREES, encoding="utf-8")
     target = tmp_path / "texts.txt"
     done = subprocess.run(
         [sys.executable, str(SCRIPT), str(trees), str(target), *options], capture_output=True, text=True
     )
-    assert done.returncode == 0 or not target.exists(), done.stderr
-    return (target.read_text(encoding="utf-8").splitlines() if target.exists() else []), done.stdout + done.stderr
+    texts = target.read_text(encoding="utf-8").splitlines() if target.exists() else []
+    return texts, done.stdout + done.stderr, done.returncode
 
 
 def test_sentences_first_then_every_phrase_of_enough_words(tmp_path: Path) -> None:
-    texts, out = _run(tmp_path, "--min-words", "4")
+    texts, out, code = _run(tmp_path, "--min-words", "4")
+    assert code == 0, out
     assert texts[:2] == ["a quiet film that trusts its own audience", "it never lands"]
     # the phrases of 4+ words under the first sentence, each once; the short sentence adds none
     assert sorted(texts[2:]) == ["film that trusts its own audience", "that trusts its own audience",
@@ -34,8 +35,8 @@ def test_sentences_first_then_every_phrase_of_enough_words(tmp_path: Path) -> No
 
 
 def test_a_seeded_sample_of_the_phrases(tmp_path: Path) -> None:
-    first, _ = _run(tmp_path, "--min-words", "4", "--phrases", "2")
-    again, _ = _run(tmp_path, "--min-words", "4", "--phrases", "2")
+    first, _, _ = _run(tmp_path, "--min-words", "4", "--phrases", "2")
+    again, _, _ = _run(tmp_path, "--min-words", "4", "--phrases", "2")
     assert first == again and len(first) == 4 and first[:2] == ["a quiet film that trusts its own audience",
                                                                 "it never lands"]  # fmt: skip
     assert set(first[2:]) < {"film that trusts its own audience", "that trusts its own audience",
@@ -43,5 +44,5 @@ def test_a_seeded_sample_of_the_phrases(tmp_path: Path) -> None:
 
 
 def test_too_many_phrases_is_refused_with_the_count(tmp_path: Path) -> None:
-    texts, out = _run(tmp_path, "--min-words", "4", "--phrases", "9")
-    assert texts == [] and "between 0 and 3" in out
+    texts, out, code = _run(tmp_path, "--min-words", "4", "--phrases", "9")
+    assert code != 0 and texts == [] and "between 0 and 3" in out
