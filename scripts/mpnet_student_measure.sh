@@ -61,16 +61,15 @@ word-deletion effects on 3,000 of them)"
     --data dev "442 of the same pairs (agreement with the teacher by epoch; best/ keeps the last, --keep last); \
 dev accuracy on gold labels: the last 1,000 pairs of SNLI validation.tsv"
     --data "held out" "442 of the same pairs, never trained on (agreement with the teacher)")
-else
-  # the texts the run read (the SST-5 train sentences, or with TEXTS=phrases treebank phrases too) and its splits
-  [ -z "${SHIP:-}" ] || [ -s "$RUN/distill.json" ] || {
-    echo "$RUN/distill.json is missing: the card's counts come from the run's splits" >&2; exit 2; }
-  texts_n=8,544 train_n=7,690 split_n=427  # the sentence recipe's (read from distill.json when the run has one)
-  [ -s "$RUN/distill.json" ] && read -r texts_n train_n split_n <<< "$(python -c 'import json, sys
+elif [ -n "${SHIP:-}" ]; then  # the card, all that reads these: the texts the run read and its splits
+  [ -s "$RUN/distill.json" ] || { echo "$RUN/distill.json is missing: the card's counts come from the run's splits" >&2
+    exit 2; }
+  counts=$(python -c 'import json, sys
 splits = json.load(open(sys.argv[2]))
 texts = sum(1 for _ in open(sys.argv[1], encoding="utf-8"))
-print("{:,} {:,} {:,}".format(texts, len(splits["train"]), len(splits["dev"])))' "$(dirname "$RUN")/texts.txt" "$RUN/distill.json")"
-  texts="the 8,544 SST-5 train sentences"
+print("{:,} {:,} {:,}".format(texts, len(splits["train"]), len(splits["dev"])))' "$(dirname "$RUN")/texts.txt" "$RUN/distill.json")
+  read -r texts_n train_n split_n <<< "$counts"  # (a file that cannot be read stops the script above)
+  texts="the 8,544 SST-5 train sentences"  # or with TEXTS=phrases treebank phrases too
   [ "$texts_n" = 8,544 ] || texts="$texts and treebank phrases of 10 or more words of the train trees ($texts_n texts)"
   CARD_DATA=(--dataset stanfordnlp/sst
     --data train "$texts, gold labels dropped, labelled by the teacher $TASK-mpnet-mean, less the dev and held-out \
